@@ -1,0 +1,45 @@
+/*
+ * Per-process summary of a trace, for `hetrace info` and the record
+ * summary: processes, threads, streams, events per class, losses, time
+ * span. One sequential pass over every stream, bounded memory.
+ */
+#ifndef HT_SUMMARY_H
+#define HT_SUMMARY_H
+
+#include <stdint.h>
+
+#include "analysis/trace.h"
+
+struct ht_thread_summary {
+	int32_t tid;
+	char name[64];
+	uint64_t events;
+	uint64_t discarded;
+};
+
+struct ht_proc_summary {
+	int32_t pid, ppid;
+	char comm[64];
+	char cmdline[512];
+	unsigned int streams[HT_SC_COUNT];
+	uint64_t events_thread[HT_EV_THREAD_COUNT];
+	uint64_t events_device[HT_EV_DEVICE_COUNT];
+	uint64_t events;
+	uint64_t discarded; /* events_discarded totals of all streams */
+	uint64_t lost[8];   /* lost events by ht_lost_kind */
+	uint64_t first_ns, last_ns;
+	uint64_t raw_packets; /* not finalized */
+	unsigned int torn_streams;
+	uint64_t strings;
+	struct ht_thread_summary *threads;
+	unsigned int nthreads;
+	int have_exit;
+	uint64_t bytes;
+};
+
+/* Return: 0, or < 0 with err filled (the summary is then partial). */
+int ht_summary_process(const struct ht_trace_process *p, struct ht_proc_summary *s,
+		       struct ht_read_error *err);
+void ht_summary_release(struct ht_proc_summary *s);
+
+#endif

@@ -1,0 +1,185 @@
+/*
+ * hetrace check [--repair] DIR: validates every packet and event of every
+ * stream (sizes, magic, uuid, sequence numbers, monotonic timestamps, event
+ * layouts, string references) and names the file and offset of the first
+ * problem in each stream. --repair trims torn packets at stream ends and
+ * converts packets still holding raw counter timestamps, then checks again.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/finalize.h"
+#include "cli/cli.h"
+
+/* Largest string id defined in the process stream. */
+static int defined_strings(const struct ht_trace_process *p, uint32_t *max_id,
+			   struct ht_read_error *err)
+{
+	struct ht_stream_reader r;
+	struct ht_event ev;
+	int rc;
+
+	*max_id = 0;
+	for (unsigned int i = 0; i < p->nstreams; i++) {
+		if (strcmp(p->streams[i].name, "process"))
+			continue;
+		rc = ht_stream_reader_open(&r, p, "process", err);
+		if (rc)
+			return rc;
+		while ((rc = ht_stream_reader_next(&r, &ev, err)) > 0)
+			if (ev.id == HT_EV_STRING_DEF && ht_le32(ev.payload) > *max_id)
+				*max_id = ht_le32(ev.payload);
+		ht_stream_reader_close(&r);
+		return rc;
+	}
+	return 0;
+}
+
+/* Return: the string id field of an event that refers to one, else 0. */
+static uint32_t referenced_string(const struct ht_event *ev)
+{
+	const struct ht_event_class *ec = ev->ec;
+	size_t off = 0;
+
+	for (unsigned int i = 0; i < ec->nfields; i++) {
+		size_t fixed = ht_format_field_size(ec->fields[i].type);
+
+		if (ec->fields[i].type == HT_T_STRID)
+			return ht_le32(ev->payload + off);
+		if (!fixed)
+			return 0; /* string ids come before variable fields */
+		off += fixed;
+	}
+	return 0;
+}
+
+static int check_stream(const char *trace, const struct ht_trace_process *p, const char *name,
+			uint32_t max_string, unsigned int *problems)
+{
+	struct ht_stream_reader r;
+	struct ht_read_error err = {0};
+	struct ht_event ev;
+	uint64_t events = 0;
+	int rc = ht_stream_reader_open(&r, p, name, &err);
+
+	if (rc) {
+		(*problems)++;
+		return ht_read_error_print(trace, &err);
+	}
+	while ((rc = ht_stream_reader_next_packet(&r, &err)) > 0) {
+		if (r.pk.ts_state == HT_TS_RAW) {
+			(*problems)++;
+			ht_error("%s/%s: offset %llu: packet holds raw counter timestamps (not "
+				 "finalized); run 'hetrace check --repair %s'",
+				 trace, r.path, (unsigned long long)r.pk.offset, trace);
+			break;
+		}
+		while ((rc = ht_event_iter_next(&r.it, &ev, &err)) > 0) {
+			uint32_t id = referenced_string(&ev);
+
+			events++;
+			if (id > max_string) {
+				(*problems)++;
+				ht_error("%s/%s: offset %llu: event '%s' refers to string id %u, "
+					 "which is not defined",
+					 trace, r.path,
+					 (unsigned long long)(r.pk.offset +
+							      (uint64_t)(ev.header - r.buf)),
+					 ev.ec->name, id);
+				break;
+			}
+		}
+		if (rc < 0) {
+			snprintf(err.file, sizeof err.file, "%s", r.path);
+			break;
+		}
+	}
+	if (rc < 0) {
+		(*problems)++;
+		ht_read_error_print(trace, &err);
+	} else if (r.torn) {
+		(*problems)++;
+		ht_error("%s/%s: offset %llu: torn last packet (%llu bytes); run 'hetrace check "
+			 "--repair %s'",
+			 trace, r.path, (unsigned long long)r.torn_offset,
+			 (unsigned long long)r.torn_bytes, trace);
+	}
+	ht_stream_reader_close(&r);
+	return 0;
+}
+
+static unsigned int check_trace(const char *dir, const struct ht_trace *t, uint64_t *streams)
+{
+	unsigned int problems = 0;
+
+	for (unsigned int i = 0; i < t->nprocs; i++) {
+		const struct ht_trace_process *p = &t->procs[i];
+		struct ht_read_error err = {0};
+		uint32_t max_string;
+
+		if (defined_strings(p, &max_string, &err) < 0) {
+			problems++;
+			ht_read_error_print(dir, &err);
+			max_string = UINT32_MAX;
+		}
+		for (unsigned int j = 0; j < p->nstreams; j++) {
+			check_stream(dir, p, p->streams[j].name, max_string, &problems);
+			(*streams)++;
+		}
+	}
+	return problems;
+}
+
+int ht_cmd_check(int argc, char **argv)
+{
+	const char *dir = NULL;
+	int repair = 0, rc;
+	struct ht_trace *t;
+	struct ht_read_error err = {0};
+	uint64_t streams = 0;
+	unsigned int problems;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--repair"))
+			repair = 1;
+		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			puts("usage: hetrace check [--repair] DIR");
+			return 0;
+		} else if (argv[i][0] == '-')
+			return ht_usage_error("check", "unknown option '%s'", argv[i]);
+		else if (dir)
+			return ht_usage_error("check", "expected one trace directory");
+		else
+			dir = argv[i];
+	}
+	if (!dir)
+		return ht_usage_error("check", "no trace directory given");
+	rc = ht_trace_open(&t, dir, &err);
+	if (rc)
+		return ht_error("cannot open trace '%s': %s%s%s", dir,
+				strcmp(err.file, dir) ? err.file : "",
+				strcmp(err.file, dir) ? ": " : "", err.msg);
+	if (repair) {
+		struct ht_finalize_stats st;
+		char hz[32] = "";
+		double rate = 0;
+
+		if (!ht_trace_index_get(t, "tsc_hz", hz, sizeof hz))
+			rate = strtod(hz, NULL);
+		rc = ht_finalize_trace(t, rate > 0 ? 1e9 / rate : 1.0, &st, &err);
+		if (rc)
+			ht_read_error_print(dir, &err);
+		printf("repair: %u torn packet(s) trimmed (%llu bytes), %u packet(s) converted "
+		       "to ns\n",
+		       st.streams_trimmed, (unsigned long long)st.bytes_trimmed,
+		       st.packets_converted);
+	}
+	problems = check_trace(dir, t, &streams);
+	ht_trace_close(t);
+	if (problems)
+		return ht_error("check: %u problem(s) in '%s'", problems, dir);
+	printf("check: '%s' is valid (%llu streams)\n", dir, (unsigned long long)streams);
+	return 0;
+}

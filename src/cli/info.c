@@ -1,0 +1,167 @@
+/*
+ * hetrace info DIR: what a trace holds, per process: command line, threads,
+ * streams, events per class, losses and time span, plus the recording's
+ * clock and exit status from the index.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis/summary.h"
+#include "cli/cli.h"
+
+static void print_time(const char *label, uint64_t ns, int64_t mono_to_real)
+{
+	time_t secs = (time_t)(((int64_t)ns + mono_to_real) / 1000000000);
+	struct tm tm;
+	char buf[64];
+
+	gmtime_r(&secs, &tm);
+	strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+	printf("%s%s.%06llu UTC", label, buf,
+	       (unsigned long long)((((int64_t)ns + mono_to_real) % 1000000000) / 1000));
+}
+
+static void print_process(const struct ht_trace_process *p, const struct ht_proc_summary *s,
+			  int64_t m2r)
+{
+	char dur[32];
+	const char *sep = "";
+
+	printf("\nprocess %d %s", s->pid, s->comm[0] ? s->comm : p->name);
+	if (s->ppid)
+		printf(" (parent %d)", s->ppid);
+	printf("\n  directory   %s\n", p->name);
+	if (s->cmdline[0])
+		printf("  command     %s\n", s->cmdline);
+	if (s->events) {
+		ht_fmt_duration(dur, sizeof dur, (double)(s->last_ns - s->first_ns));
+		print_time("  span        ", s->first_ns, m2r);
+		printf(" + %s\n", dur);
+	}
+	printf("  streams     %u (%u thread, %u device, process)\n",
+	       s->streams[HT_SC_THREAD] + s->streams[HT_SC_DEVICE], s->streams[HT_SC_THREAD] - 1,
+	       s->streams[HT_SC_DEVICE]);
+	printf("  threads     %u:", s->nthreads);
+	for (unsigned int i = 0; i < s->nthreads; i++)
+		printf(" %d %s (%llu events)%s", s->threads[i].tid, s->threads[i].name,
+		       (unsigned long long)s->threads[i].events, i + 1 < s->nthreads ? "," : "");
+	printf("\n  events      %llu:", (unsigned long long)s->events);
+	for (uint32_t id = 0; id < HT_EV_THREAD_COUNT; id++)
+		if (s->events_thread[id]) {
+			printf("%s %s %llu", sep, ht_format_event_class(HT_SC_THREAD, id)->name,
+			       (unsigned long long)s->events_thread[id]);
+			sep = ",";
+		}
+	for (uint32_t id = 0; id < HT_EV_DEVICE_COUNT; id++)
+		if (s->events_device[id]) {
+			printf("%s %s %llu", sep, ht_format_event_class(HT_SC_DEVICE, id)->name,
+			       (unsigned long long)s->events_device[id]);
+			sep = ",";
+		}
+	printf("\n  lost        %llu events discarded by the recorder",
+	       (unsigned long long)s->discarded);
+	if (s->lost[HT_LOST_NO_STREAM])
+		printf(", %llu from threads without a stream",
+		       (unsigned long long)s->lost[HT_LOST_NO_STREAM]);
+	if (s->lost[HT_LOST_DEVICE_TIMESTAMP])
+		printf(", %llu device records without timestamps",
+		       (unsigned long long)s->lost[HT_LOST_DEVICE_TIMESTAMP]);
+	if (s->lost[HT_LOST_DEVICE_RECORD])
+		printf(", %llu device records dropped",
+		       (unsigned long long)s->lost[HT_LOST_DEVICE_RECORD]);
+	if (s->lost[HT_LOST_OS_RECORD])
+		printf(", %llu OS records", (unsigned long long)s->lost[HT_LOST_OS_RECORD]);
+	printf("\n  size        %.1f KiB, %llu strings\n", (double)s->bytes / 1024,
+	       (unsigned long long)s->strings);
+	if (!s->have_exit)
+		printf("  note        no exit record: the process crashed, was killed, or "
+		       "called _exit()\n");
+	if (s->raw_packets)
+		printf("  warning     %llu packets still hold raw counter timestamps; run "
+		       "'hetrace check --repair'\n",
+		       (unsigned long long)s->raw_packets);
+	if (s->torn_streams)
+		printf("  warning     %u stream(s) end in a torn packet; run 'hetrace check "
+		       "--repair'\n",
+		       s->torn_streams);
+}
+
+int ht_cmd_info(int argc, char **argv)
+{
+	struct ht_trace *t;
+	struct ht_read_error err = {0};
+	char buf[8192], clock[32] = "", hz[32] = "";
+	int64_t m2r = 0, start_mono = 0, end_mono = 0;
+	uint64_t events = 0, lost = 0;
+	unsigned int threads = 0;
+	int rc, status = 0;
+
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		puts("usage: hetrace info DIR");
+		return 0;
+	}
+	if (argc != 2 || argv[1][0] == '-')
+		return ht_usage_error("info", argc < 2 ? "no trace directory given"
+							: "expected exactly one trace directory");
+	rc = ht_trace_open(&t, argv[1], &err);
+	if (rc) {
+		if (rc == -ENOENT && err.file[0] && !strcmp(err.file, argv[1]))
+			return ht_error("cannot open trace '%s': %s", argv[1], err.msg);
+		return ht_error("cannot open trace '%s': %s: %s", argv[1], err.file, err.msg);
+	}
+	printf("trace       %s\n", argv[1]);
+	if (!ht_trace_index_get(t, "command", buf, sizeof buf))
+		printf("command     %s\n", buf);
+	if (!ht_trace_index_get(t, "start_realtime_ns", buf, sizeof buf)) {
+		int64_t real = strtoll(buf, NULL, 10);
+
+		if (!ht_trace_index_get(t, "start_monotonic_ns", buf, sizeof buf))
+			start_mono = strtoll(buf, NULL, 10);
+		m2r = real - start_mono;
+		print_time("recorded    ", (uint64_t)start_mono, m2r);
+		if (!ht_trace_index_get(t, "end_monotonic_ns", buf, sizeof buf)) {
+			char dur[32];
+
+			end_mono = strtoll(buf, NULL, 10);
+			ht_fmt_duration(dur, sizeof dur, (double)(end_mono - start_mono));
+			printf(", for %s", dur);
+		}
+		if (!ht_trace_index_get(t, "exit", buf, sizeof buf)) {
+			char code[16] = "";
+
+			ht_trace_index_get(t, "exit_status", code, sizeof code);
+			printf(", %s (status %s)", buf, code);
+		} else {
+			printf(", did not finish (hetrace record was killed?)");
+		}
+		putchar('\n');
+	}
+	ht_trace_index_get(t, "clock", clock, sizeof clock);
+	ht_trace_index_get(t, "tsc_hz", hz, sizeof hz);
+	if (clock[0])
+		printf("clock       %s%s%s%s, stored as CLOCK_MONOTONIC ns\n", clock,
+		       strcmp(clock, "tsc") ? "" : " at ", strcmp(clock, "tsc") ? "" : hz,
+		       strcmp(clock, "tsc") ? "" : " Hz");
+	for (unsigned int i = 0; i < t->nprocs; i++) {
+		struct ht_proc_summary s;
+
+		rc = ht_summary_process(&t->procs[i], &s, &err);
+		if (rc) {
+			ht_read_error_print(argv[1], &err);
+			status = 1;
+		}
+		print_process(&t->procs[i], &s, m2r);
+		events += s.events;
+		lost += s.discarded + s.lost[HT_LOST_NO_STREAM];
+		threads += s.nthreads;
+		ht_summary_release(&s);
+	}
+	printf("\ntotal       %u process%s, %u thread%s, %llu events, %llu lost\n", t->nprocs,
+	       t->nprocs == 1 ? "" : "es", threads, threads == 1 ? "" : "s",
+	       (unsigned long long)events, (unsigned long long)lost);
+	ht_trace_close(t);
+	return status;
+}

@@ -1,0 +1,481 @@
+/*
+ * hetrace record: runs a command with the recorder preloaded, forwards
+ * SIGINT/SIGTERM/SIGHUP/SIGQUIT sent to hetrace itself, waits, finalizes the
+ * trace (raw counter timestamps to CLOCK_MONOTONIC, torn packets trimmed)
+ * and exits with the command's status (128 + signal if it was killed).
+ *
+ * Settings reach the recorder through HETRACE_* environment variables, which
+ * children inherit, so everything the command starts is traced too.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#include "analysis/finalize.h"
+#include "cli/cli.h"
+#include "core/clock.h"
+#include "core/config.h"
+
+static const char usage[] =
+	"usage: hetrace record [options] [--] COMMAND [ARGS...]\n"
+	"\n"
+	"  -o, --output DIR      trace directory (default: hetrace-YYYYmmdd-HHMMSS)\n"
+	"  -f, --force           record into DIR even if it is not empty (an earlier\n"
+	"                        trace there is replaced)\n"
+	"      --api LIST        sources to enable, comma-separated: opencl,cuda,nvtx,xpti\n"
+	"                        (default: all that the program uses)\n"
+	"      --mode MODE       discard (default): drop and count events when no space is\n"
+	"                        left; block: wait up to 10 s for space first\n"
+	"      --buffer SIZE     sub-buffer (packet) size, a power of two from 16K to 16M\n"
+	"                        (default 64K)\n"
+	"      --clock CLOCK     tsc (default where invariant) or monotonic\n"
+	"  -q, --quiet           no summary line\n";
+
+static const char *const known_apis[] = {"opencl", "cuda", "nvtx", "xpti", NULL};
+
+static volatile sig_atomic_t child_pid;
+
+static void forward_signal(int sig, siginfo_t *si, void *ctx)
+{
+	(void)ctx;
+	/*
+	 * A terminal's Ctrl-C reaches the whole foreground group (si_code > 0,
+	 * from the kernel): the child has it already. Forward only what was
+	 * sent to us alone, with kill().
+	 */
+	if (child_pid > 0 && si->si_code <= 0 && si->si_pid != child_pid)
+		kill(child_pid, sig);
+}
+
+static int valid_api_list(const char *list, char *bad, size_t cap)
+{
+	char copy[256], *tok, *save = NULL;
+
+	if (strlen(list) >= sizeof copy)
+		return 0;
+	strcpy(copy, list);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int ok = 0;
+
+		for (int i = 0; known_apis[i]; i++)
+			ok |= !strcmp(tok, known_apis[i]);
+		if (!ok) {
+			snprintf(bad, cap, "%s", tok);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* The directory holding libhetrace.so.0: <dir of hetrace>/../lib. */
+static int find_libdir(char *out, size_t cap)
+{
+	char exe[PATH_MAX], path[PATH_MAX + 64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	char *slash;
+
+	if (n <= 0)
+		return -1;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	snprintf(path, sizeof path, "%s/../lib", exe);
+	if (!realpath(path, out) || strlen(out) + 32 > cap)
+		return -1;
+	snprintf(path, sizeof path, "%s/libhetrace.so.0", out);
+	return access(path, R_OK) ? -1 : 0;
+}
+
+/* Removes an earlier hetrace trace's files in dir (only what hetrace writes). */
+static int clear_old_trace(int dfd)
+{
+	DIR *d = fdopendir(dup(dfd));
+	struct dirent *de;
+	int r = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		int pfd;
+		DIR *pd;
+		struct dirent *pe;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (!strcmp(de->d_name, "hetrace.index")) {
+			unlinkat(dfd, de->d_name, 0);
+			continue;
+		}
+		pfd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (pfd < 0 || faccessat(pfd, "metadata", F_OK, AT_SYMLINK_NOFOLLOW)) {
+			if (pfd >= 0)
+				close(pfd);
+			continue; /* not ours: leave it */
+		}
+		pd = fdopendir(pfd);
+		if (!pd) {
+			close(pfd);
+			r = -errno;
+			continue;
+		}
+		while ((pe = readdir(pd)))
+			if (strcmp(pe->d_name, ".") && strcmp(pe->d_name, ".."))
+				unlinkat(dirfd(pd), pe->d_name, 0);
+		closedir(pd);
+		if (unlinkat(dfd, de->d_name, AT_REMOVEDIR))
+			r = -errno;
+	}
+	closedir(d);
+	return r;
+}
+
+/* Creates (or, with force, reuses) the trace directory. Return: its fd, or -1. */
+static int prepare_dir(const char *dir, int force, int *created)
+{
+	struct stat st;
+	int fd;
+
+	*created = 0;
+	if (mkdir(dir, 0700) == 0) {
+		*created = 1;
+	} else if (errno != EEXIST) {
+		ht_error("cannot create trace directory '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		ht_error("'%s' exists and is not a directory; choose another -o", dir);
+		return -1;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		ht_error("cannot open trace directory '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	if (!*created) {
+		DIR *d = fdopendir(dup(fd));
+		struct dirent *de;
+		int empty = 1;
+
+		while (d && (de = readdir(d)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+				empty = 0;
+		if (d)
+			closedir(d);
+		if (!empty && !force) {
+			ht_error("trace directory '%s' is not empty; use --force to replace "
+				 "the trace in it, or choose another -o",
+				 dir);
+			close(fd);
+			return -1;
+		}
+		if (!empty)
+			clear_old_trace(fd);
+	}
+	return fd;
+}
+
+/* Index values: one line each; control characters become spaces. */
+static void put_value(FILE *f, const char *key, const char *v)
+{
+	fprintf(f, "%s=", key);
+	for (; *v; v++)
+		fputc((unsigned char)*v < 0x20 ? ' ' : *v, f);
+	fputc('\n', f);
+}
+
+static int write_index(int dfd, int argc, char **argv, const char *clock, double hz)
+{
+	int fd = openat(dfd, "hetrace.index", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			0600);
+	struct utsname un;
+	struct timespec rt, mt;
+	char cmd[8192] = "";
+	FILE *f;
+
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		return -errno;
+	}
+	for (int i = 0; i < argc; i++) {
+		size_t n = strlen(cmd);
+
+		snprintf(cmd + n, sizeof cmd - n, "%s%s", i ? " " : "", argv[i]);
+	}
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mt);
+	put_value(f, "hetrace_version", HT_VERSION);
+	put_value(f, "host", uname(&un) == 0 ? un.nodename : "unknown");
+	put_value(f, "command", cmd);
+	fprintf(f, "start_realtime_ns=%lld\n", (long long)rt.tv_sec * 1000000000LL + rt.tv_nsec);
+	fprintf(f, "start_monotonic_ns=%lld\n", (long long)mt.tv_sec * 1000000000LL + mt.tv_nsec);
+	put_value(f, "clock", clock);
+	fprintf(f, "tsc_hz=%.0f\n", hz);
+	if (fclose(f))
+		return -errno;
+	return 0;
+}
+
+static void append_index(int dfd, int status_code, const char *status_text)
+{
+	int fd = openat(dfd, "hetrace.index", O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	struct timespec mt;
+	char line[256];
+	int n;
+
+	if (fd < 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &mt);
+	n = snprintf(line, sizeof line, "end_monotonic_ns=%lld\nexit_status=%d\nexit=%s\n",
+		     (long long)mt.tv_sec * 1000000000LL + mt.tv_nsec, status_code, status_text);
+	if (write(fd, line, (size_t)n) < 0)
+		ht_error("cannot complete trace index: %s", strerror(errno));
+	close(fd);
+}
+
+static void set_preload(const char *libdir)
+{
+	const char *old = getenv("LD_PRELOAD");
+	size_t n = strlen(libdir) + 32 + (old ? strlen(old) : 0);
+	char *v = malloc(n);
+
+	if (!v)
+		return;
+	snprintf(v, n, "%s/libhetrace.so.0%s%s", libdir, old && *old ? ":" : "",
+		 old ? old : "");
+	setenv("LD_PRELOAD", v, 1);
+	free(v);
+}
+
+static int finalize(const char *dir, double hz, int quiet)
+{
+	struct ht_trace *t;
+	struct ht_read_error err = {0};
+	struct ht_finalize_stats st;
+	int rc = ht_trace_open(&t, dir, &err);
+
+	if (rc == -ENOENT) {
+		if (!quiet)
+			ht_error("no process was traced into '%s'", dir);
+		return 0;
+	}
+	if (rc)
+		return ht_read_error_print(dir, &err);
+	rc = ht_finalize_trace(t, hz > 0 ? 1e9 / hz : 1.0, &st, &err);
+	if (rc) {
+		ht_read_error_print(dir, &err);
+		ht_error("trace left partly unconverted; run 'hetrace check --repair %s'", dir);
+	} else if (!quiet) {
+		fprintf(stderr, "hetrace: trace written to '%s' (%u process%s); see 'hetrace info %s'\n",
+			dir, t->nprocs, t->nprocs == 1 ? "" : "es", dir);
+		if (st.streams_trimmed)
+			fprintf(stderr, "hetrace: trimmed %u torn packet(s) (%llu bytes)\n",
+				st.streams_trimmed, (unsigned long long)st.bytes_trimmed);
+	}
+	ht_trace_close(t);
+	return rc ? 1 : 0;
+}
+
+int ht_cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"output", required_argument, 0, 'o'}, {"force", no_argument, 0, 'f'},
+		{"api", required_argument, 0, 'a'},    {"mode", required_argument, 0, 'm'},
+		{"buffer", required_argument, 0, 'b'}, {"clock", required_argument, 0, 'c'},
+		{"quiet", no_argument, 0, 'q'},	       {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
+	};
+	const char *out = NULL, *api = NULL, *mode = NULL, *buffer = NULL, *clock = NULL;
+	char defdir[64], libdir[PATH_MAX], absdir[PATH_MAX], bad[64];
+	int force = 0, quiet = 0, opt, dfd, created, pipefd[2], status, code;
+	double hz = 0;
+	struct sigaction sa;
+	pid_t pid;
+	ssize_t n;
+	int child_errno = 0;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+o:fqh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'f':
+			force = 1;
+			break;
+		case 'a':
+			api = optarg;
+			break;
+		case 'm':
+			mode = optarg;
+			break;
+		case 'b':
+			buffer = optarg;
+			break;
+		case 'c':
+			clock = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			if (optopt)
+				return ht_usage_error("record", "option '-%c' %s", optopt,
+						      strchr("oambc", optopt) ? "needs a value"
+									     : "is unknown");
+			return ht_usage_error("record", "unknown or incomplete option '%s'",
+					      argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return ht_usage_error("record", "no command given");
+	if (mode && strcmp(mode, "discard") && strcmp(mode, "block"))
+		return ht_usage_error("record", "--mode must be discard or block, not '%s'", mode);
+	if (buffer) {
+		size_t sz;
+
+		if (ht_parse_size(buffer, &sz) || sz < HT_PACKET_MIN || sz > HT_PACKET_MAX ||
+		    (sz & (sz - 1)))
+			return ht_usage_error("record",
+					      "--buffer must be a power of two from 16K to 16M, "
+					      "not '%s'",
+					      buffer);
+	}
+	if (clock && strcmp(clock, "tsc") && strcmp(clock, "monotonic"))
+		return ht_usage_error("record", "--clock must be tsc or monotonic, not '%s'", clock);
+	if (api && !valid_api_list(api, bad, sizeof bad))
+		return ht_usage_error("record", "--api: unknown source '%s' (known: opencl, cuda, "
+						"nvtx, xpti)",
+				      bad);
+	if (find_libdir(libdir, sizeof libdir))
+		return ht_error("cannot find libhetrace.so.0 next to the hetrace command "
+				"(expected in <bindir>/../lib); reinstall or rebuild hetrace");
+	if (!out) {
+		time_t now = time(NULL);
+		struct tm tm;
+
+		localtime_r(&now, &tm);
+		strftime(defdir, sizeof defdir, "hetrace-%Y%m%d-%H%M%S", &tm);
+		out = defdir;
+	}
+
+	/* Clock: the cycle counter where it is invariant (10 ns vs 22 ns here). */
+	if (!clock)
+		clock = ht_clock_tsc_is_invariant() ? "tsc" : "monotonic";
+	if (!strcmp(clock, "tsc")) {
+		hz = ht_clock_measure_tsc_hz(10);
+		if (hz <= 0)
+			clock = "monotonic";
+	}
+
+	dfd = prepare_dir(out, force, &created);
+	if (dfd < 0)
+		return 1;
+	if (!realpath(out, absdir)) {
+		close(dfd);
+		return ht_error("cannot resolve '%s': %s", out, strerror(errno));
+	}
+	code = write_index(dfd, argc - optind, argv + optind, clock, hz);
+	if (code) {
+		close(dfd);
+		return ht_error("cannot write to trace directory '%s': %s", out, strerror(-code));
+	}
+
+	set_preload(libdir);
+	setenv("HETRACE_DIR", absdir, 1);
+	setenv("HETRACE_CLOCK", clock, 1);
+	if (hz > 0) {
+		char v[32];
+
+		snprintf(v, sizeof v, "%.0f", hz);
+		setenv("HETRACE_TSC_HZ", v, 1);
+	}
+	if (mode)
+		setenv("HETRACE_MODE", mode, 1);
+	if (buffer)
+		setenv("HETRACE_BUFFER", buffer, 1);
+	if (api)
+		setenv("HETRACE_API", api, 1);
+
+	if (pipe2(pipefd, O_CLOEXEC)) {
+		close(dfd);
+		return ht_error("cannot create pipe: %s", strerror(errno));
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(dfd);
+		return ht_error("cannot start '%s': %s", argv[optind], strerror(errno));
+	}
+	if (pid == 0) {
+		int e;
+
+		close(pipefd[0]);
+		execvp(argv[optind], argv + optind);
+		e = errno;
+		if (write(pipefd[1], &e, sizeof e) < 0)
+			_exit(127);
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	child_pid = pid;
+	close(pipefd[1]);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = forward_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	do
+		n = read(pipefd[0], &child_errno, sizeof child_errno);
+	while (n < 0 && errno == EINTR);
+	close(pipefd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (n == sizeof child_errno) {
+		/* exec failed: nothing was traced; leave no empty trace behind. */
+		unlinkat(dfd, "hetrace.index", 0);
+		close(dfd);
+		if (created)
+			rmdir(out);
+		ht_error("cannot run '%s': %s", argv[optind], strerror(child_errno));
+		return child_errno == ENOENT ? 127 : 126;
+	}
+	if (WIFSIGNALED(status)) {
+		code = 128 + WTERMSIG(status);
+		char what[64];
+
+		snprintf(what, sizeof what, "killed by signal %d (%s)", WTERMSIG(status),
+			 strsignal(WTERMSIG(status)));
+		append_index(dfd, code, what);
+		if (!quiet)
+			ht_error("'%s' was %s", argv[optind], what);
+	} else {
+		code = WEXITSTATUS(status);
+		append_index(dfd, code, "exited");
+	}
+	close(dfd);
+	if (finalize(out, hz, quiet) && code == 0)
+		code = 1;
+	return code;
+}

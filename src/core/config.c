@@ -1,0 +1,100 @@
+/*
+ * HETRACE_* environment parsing (see config.h).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/config.h"
+
+int ht_parse_size(const char *s, size_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		v <<= 10, end++;
+		break;
+	case 'm':
+	case 'M':
+		v <<= 20, end++;
+		break;
+	case 'g':
+	case 'G':
+		v <<= 30, end++;
+		break;
+	}
+	if (*end == 'i' || *end == 'B') /* accept KiB / KB / MiB ... */
+		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
+	if (*end)
+		return -EINVAL;
+	*out = (size_t)v;
+	return 0;
+}
+
+static void warn_value(const char *var, const char *val, const char *expect, const char *dflt)
+{
+	fprintf(stderr, "hetrace: ignoring %s='%s': expected %s; using %s\n", var, val, expect,
+		dflt);
+}
+
+void ht_config_load(struct ht_config *c)
+{
+	const char *v;
+
+	memset(c, 0, sizeof *c);
+	c->packet_size = HT_PACKET_DEFAULT;
+	c->window = 16;
+	c->use_tsc = 0;
+
+	v = getenv("HETRACE_DIR");
+	c->dir = (v && *v) ? v : NULL;
+
+	v = getenv("HETRACE_MODE");
+	if (v && *v) {
+		if (!strcmp(v, "block"))
+			c->block = 1;
+		else if (strcmp(v, "discard"))
+			warn_value("HETRACE_MODE", v, "discard or block", "discard");
+	}
+
+	v = getenv("HETRACE_BUFFER");
+	if (v && *v) {
+		size_t sz;
+
+		if (ht_parse_size(v, &sz) || sz < HT_PACKET_MIN || sz > HT_PACKET_MAX ||
+		    (sz & (sz - 1)))
+			warn_value("HETRACE_BUFFER", v, "a power of two from 16K to 16M", "64K");
+		else
+			c->packet_size = sz;
+	}
+
+	v = getenv("HETRACE_CLOCK");
+	if (v && *v) {
+		if (!strcmp(v, "tsc"))
+			c->use_tsc = 1;
+		else if (strcmp(v, "monotonic"))
+			warn_value("HETRACE_CLOCK", v, "tsc or monotonic", "monotonic");
+	}
+
+	v = getenv("HETRACE_TSC_HZ");
+	if (v && *v) {
+		char *end;
+		double hz = strtod(v, &end);
+
+		if (*end || !(hz >= 1e6 && hz <= 1e11))
+			warn_value("HETRACE_TSC_HZ", v, "the counter rate in Hz", "a measured rate");
+		else
+			c->tsc_hz = hz;
+	}
+}

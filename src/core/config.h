@@ -1,0 +1,32 @@
+/*
+ * Recorder settings, read once from HETRACE_* environment variables that
+ * `hetrace record` sets. A bad value gives one warning and the default.
+ */
+#ifndef HT_CONFIG_H
+#define HT_CONFIG_H
+
+#include <stddef.h>
+
+struct ht_config {
+	const char *dir;      /* HETRACE_DIR: trace directory; NULL = not recording */
+	int block;	      /* HETRACE_MODE: discard (0, default) | block (1) */
+	size_t packet_size;   /* HETRACE_BUFFER: sub-buffer (packet) bytes */
+	int use_tsc;	      /* HETRACE_CLOCK: tsc | monotonic */
+	double tsc_hz;	      /* HETRACE_TSC_HZ */
+	unsigned int window;  /* packets mapped per stream */
+};
+
+#define HT_PACKET_DEFAULT (64u * 1024)
+#define HT_PACKET_MIN (16u * 1024)
+#define HT_PACKET_MAX (16u * 1024 * 1024)
+
+/* Fills c from the environment; warnings go to stderr prefixed "hetrace: ". */
+void ht_config_load(struct ht_config *c);
+
+/*
+ * Parses a size with an optional K/M/G suffix (powers of 1024).
+ * Return: 0, or -EINVAL.
+ */
+int ht_parse_size(const char *s, size_t *out);
+
+#endif

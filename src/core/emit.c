@@ -1,0 +1,305 @@
+/*
+ * Event emitters: the annotation API of hetrace.h and the source-facing
+ * functions of recorder.h. Each writes one event with the layout that
+ * format.c describes (a unit test decodes their output through those tables).
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/recorder.h"
+#include "core/session.h"
+#include "hetrace/hetrace.h"
+
+/* ---- thread events ---- */
+
+static inline void emit_u32(uint32_t id, uint32_t v)
+{
+	struct ht_stream *s = ht_session_thread_stream();
+	uint8_t *p;
+
+	if (!s || !(p = ht_event_begin(s, id, 4)))
+		return;
+	ht_put32(p, v);
+	ht_stream_commit(s, p + 4);
+}
+
+static inline void emit_u32_u64(uint32_t id, uint32_t a, uint64_t b)
+{
+	struct ht_stream *s = ht_session_thread_stream();
+	uint8_t *p;
+
+	if (!s || !(p = ht_event_begin(s, id, 12)))
+		return;
+	ht_put32(p, a);
+	ht_put64(p + 4, b);
+	ht_stream_commit(s, p + 12);
+}
+
+HT_EXPORT void ht_region_begin_id(uint32_t name)
+{
+	emit_u32(HT_EV_REGION_BEGIN, name);
+}
+
+HT_EXPORT void ht_region_end_id(uint32_t name)
+{
+	emit_u32(HT_EV_REGION_END, name);
+}
+
+HT_EXPORT void ht_counter_id(uint32_t name, int64_t value)
+{
+	emit_u32_u64(HT_EV_COUNTER, name, (uint64_t)value);
+}
+
+HT_EXPORT void ht_counter_double_id(uint32_t name, double value)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &value, 8);
+	emit_u32_u64(HT_EV_COUNTER_DOUBLE, name, bits);
+}
+
+HT_EXPORT void ht_instant_id(uint32_t name, const struct ht_arg *args, unsigned int nargs)
+{
+	struct ht_stream *s;
+	uint32_t keys[HT_IARGS_MAX];
+	uint64_t vals[HT_IARGS_MAX];
+	uint8_t *p;
+
+	if (nargs > HT_IARGS_MAX)
+		nargs = HT_IARGS_MAX;
+	/* Interning may write string definitions: do it before reserving. */
+	for (unsigned int i = 0; i < nargs; i++) {
+		keys[i] = ht_session_intern(args[i].key ? args[i].key : "");
+		if (args[i].type == HT_ARG_STRING)
+			vals[i] = ht_session_intern(args[i].v.s ? args[i].v.s : "");
+		else
+			memcpy(&vals[i], &args[i].v, 8);
+	}
+	s = ht_session_thread_stream();
+	if (!s || !(p = ht_event_begin(s, HT_EV_INSTANT, 5 + nargs * HT_IARG_SIZE)))
+		return;
+	ht_put32(p, name);
+	p[4] = (uint8_t)nargs;
+	p += 5;
+	for (unsigned int i = 0; i < nargs; i++, p += HT_IARG_SIZE) {
+		ht_put32(p, keys[i]);
+		p[4] = args[i].type <= HT_ARG_STRING ? args[i].type : HT_ARG_UINT;
+		ht_put64(p + 5, vals[i]);
+	}
+	ht_stream_commit(s, p);
+}
+
+HT_EXPORT uint32_t ht_string_id(const char *str)
+{
+	return ht_session_intern(str);
+}
+
+HT_EXPORT void ht_region_begin_dyn(const char *name)
+{
+	if (HT_ENABLED())
+		ht_region_begin_id(ht_session_intern(name));
+}
+
+HT_EXPORT void ht_region_end_dyn(const char *name)
+{
+	if (HT_ENABLED())
+		ht_region_end_id(ht_session_intern(name));
+}
+
+HT_EXPORT void ht_instant_dyn(const char *name, const struct ht_arg *args, unsigned int nargs)
+{
+	if (HT_ENABLED())
+		ht_instant_id(ht_session_intern(name), args, nargs);
+}
+
+HT_EXPORT void ht_counter_dyn(const char *name, int64_t value)
+{
+	if (HT_ENABLED())
+		ht_counter_id(ht_session_intern(name), value);
+}
+
+HT_EXPORT void ht_thread_name(const char *name)
+{
+	struct ht_stream *s;
+	size_t n;
+	uint8_t *p;
+
+	if (!HT_ENABLED() || !name)
+		return;
+	s = ht_session_thread_stream();
+	n = ht_str_cut(name, 255);
+	if (!s || !(p = ht_event_begin(s, HT_EV_THREAD_INFO, 4 + n + 1)))
+		return;
+	ht_put32(p, (uint32_t)gettid());
+	ht_stream_commit(s, ht_put_str(p + 4, name, n));
+}
+
+/* ---- source events ---- */
+
+HT_EXPORT void ht_emit_api_begin(uint16_t fn)
+{
+	struct ht_stream *s = ht_session_thread_stream();
+	uint8_t *p;
+
+	if (!s || !(p = ht_event_begin(s, HT_EV_API_BEGIN, 2)))
+		return;
+	ht_put16(p, fn);
+	ht_stream_commit(s, p + 2);
+}
+
+HT_EXPORT void ht_emit_api_end(uint16_t fn, int32_t ret, const uint64_t *args, unsigned int nargs)
+{
+	struct ht_stream *s = ht_session_thread_stream();
+	uint8_t *p;
+
+	if (nargs > HT_FNARGS_MAX)
+		nargs = HT_FNARGS_MAX;
+	if (!s || !(p = ht_event_begin(s, HT_EV_API_END, 7 + 8 * nargs)))
+		return;
+	ht_put16(p, fn);
+	ht_put32(p + 2, (uint32_t)ret);
+	p[6] = (uint8_t)nargs;
+	memcpy(p + 7, args, 8 * nargs);
+	ht_stream_commit(s, p + 7 + 8 * nargs);
+}
+
+HT_EXPORT void ht_emit_lost(enum ht_lost_kind kind, uint64_t count)
+{
+	struct ht_stream *s = ht_session_thread_stream();
+	uint8_t *p;
+
+	if (!s || !(p = ht_event_begin(s, HT_EV_LOST, 9)))
+		return;
+	p[0] = (uint8_t)kind;
+	ht_put64(p + 1, count);
+	ht_stream_commit(s, p + 9);
+}
+
+HT_EXPORT uint64_t ht_now_ns(void)
+{
+	return ht_clock_mono_ns();
+}
+
+/* ---- process-wide definitions ---- */
+
+struct device_info {
+	uint32_t device;
+	enum ht_device_type type;
+	const char *name, *vendor;
+};
+
+static int write_device_info(struct ht_stream *proc, struct ht_strtab *strs, void *arg)
+{
+	const struct device_info *d = arg;
+	size_t nn = ht_str_cut(d->name, 255), nv = ht_str_cut(d->vendor, 255);
+	uint8_t *p = ht_event_begin(proc, HT_EV_DEVICE_INFO, 5 + nn + 1 + nv + 1);
+
+	(void)strs;
+	if (!p)
+		return -ENOSPC;
+	ht_put32(p, d->device);
+	p[4] = (uint8_t)d->type;
+	p = ht_put_str(p + 5, d->name, nn);
+	ht_stream_commit(proc, ht_put_str(p, d->vendor, nv));
+	return 0;
+}
+
+HT_EXPORT void ht_emit_device_info(uint32_t device, enum ht_device_type type, const char *name,
+				   const char *vendor)
+{
+	struct device_info d = {device, type, name ? name : "", vendor ? vendor : ""};
+
+	if (HT_ENABLED())
+		ht_session_with_process(write_device_info, &d);
+}
+
+struct queue_info {
+	uint64_t queue;
+	uint32_t device;
+	uint64_t flags;
+};
+
+static int write_queue_info(struct ht_stream *proc, struct ht_strtab *strs, void *arg)
+{
+	const struct queue_info *q = arg;
+	uint8_t *p = ht_event_begin(proc, HT_EV_QUEUE_INFO, 20);
+
+	(void)strs;
+	if (!p)
+		return -ENOSPC;
+	ht_put64(p, q->queue);
+	ht_put32(p + 8, q->device);
+	ht_put64(p + 12, q->flags);
+	ht_stream_commit(proc, p + 20);
+	return 0;
+}
+
+HT_EXPORT void ht_emit_queue_info(uint64_t queue, uint32_t device, uint64_t flags)
+{
+	struct queue_info q = {queue, device, flags};
+
+	if (HT_ENABLED())
+		ht_session_with_process(write_queue_info, &q);
+}
+
+/* ---- device streams ---- */
+
+HT_EXPORT struct ht_stream *ht_device_stream_create(uint32_t device, uint64_t queue)
+{
+	if (!HT_ENABLED()) {
+		errno = ENODEV;
+		return NULL;
+	}
+	return ht_session_stream_create(HT_SC_DEVICE, "device", device, queue);
+}
+
+#define DEVICE_COMMAND_SIZE (8 + 8 + 4 + 1 + 4 + 4 + 1 + 5 * 8 + 4 + 48)
+
+HT_EXPORT void ht_emit_device_command(struct ht_stream *s, const struct ht_device_command *c)
+{
+	uint8_t *p;
+
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	p = ht_event_begin(s, HT_EV_DEVICE_COMMAND, DEVICE_COMMAND_SIZE);
+	if (p) {
+		ht_put64(p, c->corr);
+		ht_put64(p + 8, c->queue);
+		ht_put32(p + 16, c->device);
+		p[20] = (uint8_t)c->kind;
+		ht_put32(p + 21, c->cmd);
+		ht_put32(p + 25, (uint32_t)c->status);
+		p[29] = (uint8_t)c->ts_domain;
+		ht_put64(p + 30, c->queued);
+		ht_put64(p + 38, c->submit);
+		ht_put64(p + 46, c->start);
+		ht_put64(p + 54, c->end);
+		ht_put64(p + 62, c->bytes);
+		ht_put32(p + 70, c->name);
+		memcpy(p + 74, c->global, 24);
+		memcpy(p + 98, c->local, 24);
+		ht_stream_commit(s, p + DEVICE_COMMAND_SIZE);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+HT_EXPORT void ht_emit_clock_pair(struct ht_stream *s, uint32_t device, uint64_t device_ts,
+				  uint64_t host_ns)
+{
+	uint8_t *p;
+
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	p = ht_event_begin(s, HT_EV_CLOCK_PAIR, 20);
+	if (p) {
+		ht_put32(p, device);
+		ht_put64(p + 4, device_ts);
+		ht_put64(p + 12, host_ns);
+		ht_stream_commit(s, p + 20);
+	}
+	pthread_mutex_unlock(&s->lock);
+}

@@ -1,0 +1,61 @@
+/*
+ * The recorder's interface to event sources (OpenCL, CUDA, XPTI, OS): what a
+ * source calls to put events into the trace. Exported from libhetrace.so,
+ * not installed. Sources check ht_active (HT_ENABLED) before computing
+ * anything, then call one emitter per event.
+ */
+#ifndef HT_RECORDER_H
+#define HT_RECORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/fntable.h"
+#include "format/format.h"
+
+#define HT_EXPORT __attribute__((visibility("default")))
+
+struct ht_stream;
+
+/* Registers a source's function table (once, from its constructor). Return: 0 or -errno. */
+int ht_fn_table_register(const struct ht_fn_table *t);
+
+/* Thread events: on the calling thread's stream. Dropped and counted when there is no room. */
+void ht_emit_api_begin(uint16_t fn);
+void ht_emit_api_end(uint16_t fn, int32_t ret, const uint64_t *args, unsigned int nargs);
+void ht_emit_lost(enum ht_lost_kind kind, uint64_t count);
+
+/* Process-wide definitions (written to the process stream). */
+void ht_emit_device_info(uint32_t device, enum ht_device_type type, const char *name,
+			 const char *vendor);
+void ht_emit_queue_info(uint64_t queue, uint32_t device, uint64_t flags);
+
+struct ht_device_command {
+	uint64_t corr;
+	uint64_t queue;
+	uint32_t device;
+	enum ht_cmd_kind kind;
+	uint32_t cmd; /* vendor command type */
+	int32_t status;
+	enum ht_ts_domain ts_domain;
+	uint64_t queued, submit, start, end;
+	uint64_t bytes;
+	uint32_t name; /* string id, 0 if none */
+	uint64_t global[3], local[3];
+};
+
+/*
+ * Device streams: one per device queue, shared by the threads that collect
+ * the queue's completions (writes are serialised inside). The stream
+ * belongs to the recorder; it is closed at exit.
+ * Return: the stream, or NULL when not recording (errno set).
+ */
+struct ht_stream *ht_device_stream_create(uint32_t device, uint64_t queue);
+void ht_emit_device_command(struct ht_stream *s, const struct ht_device_command *c);
+void ht_emit_clock_pair(struct ht_stream *s, uint32_t device, uint64_t device_ts,
+			uint64_t host_ns);
+
+/* CLOCK_MONOTONIC now, in ns (for payload fields that hold host times). */
+uint64_t ht_now_ns(void);
+
+#endif

@@ -1,0 +1,586 @@
+/*
+ * Process lifecycle of the recorder (see session.h).
+ *
+ * - The constructor only reads HETRACE_* settings; the process directory is
+ *   created lazily by the first event (or at exit, so that every traced
+ *   process appears), never inside a runtime's initialisation.
+ * - Each thread gets its own stream on its first event; a thread-exit key
+ *   destructor closes it.
+ * - After fork() the child drops every inherited stream without touching the
+ *   files (they are the parent's) and starts its own process directory on
+ *   its next event. Strings interned before the fork keep their ids: the
+ *   child re-emits the whole table into its own process stream.
+ * - exec'd programs load libhetrace again through LD_PRELOAD and start over.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "core/recorder.h"
+#include "core/session.h"
+#include "format/tsdl.h"
+
+HT_EXPORT int ht_active;
+
+__thread struct ht_stream *ht_tls_stream __attribute__((tls_model("initial-exec")));
+
+#define MAX_TABLES 16
+
+static struct {
+	struct ht_config cfg;
+	pthread_mutex_t lock; /* registry, process stream, strings, tables */
+	int ready;	      /* process directory open for this process */
+	int closed;	      /* process exit has run */
+	int failed;
+	pid_t pid;
+	int dirfd, procfd;
+	char procdir[64];
+	char procname[HT_PROCNAME_LEN];
+	uint8_t uuid[16];
+	struct ht_stream *proc;
+	struct ht_stream *streams;
+	struct ht_strtab strings;
+	const struct ht_fn_table *tables[MAX_TABLES];
+	unsigned int ntables;
+	uint64_t next_instance;
+	uint64_t file_limit;
+	pthread_key_t key;
+	uint64_t lost_no_stream;
+	int warned_io;
+} S = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.dirfd = -1,
+	.procfd = -1,
+};
+
+static void warn_once(const char *what, int err)
+{
+	if (__atomic_exchange_n(&S.warned_io, 1, __ATOMIC_RELAXED))
+		return;
+	fprintf(stderr, "hetrace: %s: %s; events are dropped and counted, the program runs on\n",
+		what, strerror(err));
+}
+
+static void on_stream_error(struct ht_stream *s, int err)
+{
+	char what[160];
+
+	snprintf(what, sizeof what, "cannot extend trace file '%s/%s/%s'", S.cfg.dir, S.procdir,
+		 s->name);
+	warn_once(what, err);
+}
+
+/* ---- process stream writers (S.lock held) ---- */
+
+static void proc_string_def(uint32_t id, const char *str)
+{
+	size_t n = strlen(str);
+	uint8_t *p;
+
+	if (!S.proc || !(p = ht_event_begin(S.proc, HT_EV_STRING_DEF, 4 + n + 1)))
+		return;
+	ht_put32(p, id);
+	ht_stream_commit(S.proc, ht_put_str(p + 4, str, n));
+}
+
+static void proc_fn_defs(const struct ht_fn_table *t)
+{
+	for (unsigned int i = 0; i < t->count && S.proc; i++) {
+		const char *name = t->fns[i].name, *args = t->fns[i].args ? t->fns[i].args : "";
+		size_t nn = strlen(name), na = strlen(args);
+		uint8_t *p = ht_event_begin(S.proc, HT_EV_FN_DEF, 2 + nn + 1 + na + 1);
+
+		if (!p)
+			continue;
+		ht_put16(p, (uint16_t)(t->base + i));
+		p = ht_put_str(p + 2, name, nn);
+		ht_stream_commit(S.proc, ht_put_str(p, args, na));
+	}
+}
+
+static void proc_anchor(enum ht_anchor_kind kind)
+{
+	struct ht_anchor a;
+	uint8_t *p;
+
+	if (!S.proc || !(p = ht_event_begin(S.proc, HT_EV_CLOCK_ANCHOR, 17)))
+		return;
+	ht_clock_anchor(&a);
+	p[0] = (uint8_t)kind;
+	ht_put64(p + 1, a.raw);
+	ht_put64(p + 9, a.ns);
+	ht_stream_commit(S.proc, p + 17);
+}
+
+static void proc_lost(enum ht_lost_kind kind, uint64_t count)
+{
+	uint8_t *p;
+
+	if (!S.proc || !(p = ht_event_begin(S.proc, HT_EV_LOST, 9)))
+		return;
+	p[0] = (uint8_t)kind;
+	ht_put64(p + 1, count);
+	ht_stream_commit(S.proc, p + 9);
+}
+
+/* The command line, NULs turned into spaces, cut to HT_STR_MAX. */
+static void read_cmdline(char *buf, size_t cap)
+{
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, cap - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		n = 0;
+	buf[n] = '\0';
+	while (n > 0 && buf[n - 1] == '\0')
+		n--;
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	buf[ht_str_cut(buf, HT_STR_MAX)] = '\0';
+}
+
+static void proc_process_info(void)
+{
+	char cmd[HT_STR_MAX + 1];
+	size_t nc = strlen(S.procname), nl;
+	uint8_t *p;
+
+	read_cmdline(cmd, sizeof cmd);
+	nl = strlen(cmd);
+	if (!S.proc || !(p = ht_event_begin(S.proc, HT_EV_PROCESS_INFO, 8 + nc + 1 + nl + 1)))
+		return;
+	ht_put32(p, (uint32_t)S.pid);
+	ht_put32(p + 4, (uint32_t)getppid());
+	p = ht_put_str(p + 8, S.procname, nc);
+	ht_stream_commit(S.proc, ht_put_str(p, cmd, nl));
+}
+
+/* ---- process directory ---- */
+
+static int write_metadata(void)
+{
+	struct ht_tsdl_params tp = {0};
+	struct utsname un;
+	struct timespec rt, mt;
+	FILE *f;
+	int fd, r;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mt);
+	int64_t off = ((int64_t)rt.tv_sec - mt.tv_sec) * 1000000000 + (rt.tv_nsec - mt.tv_nsec);
+
+	memcpy(tp.uuid, S.uuid, 16);
+	tp.hostname = uname(&un) == 0 ? un.nodename : "unknown";
+	tp.trace_name = S.procdir;
+	tp.clock_offset_s = off / 1000000000;
+	tp.clock_offset_ns = off % 1000000000;
+	tp.tables = S.tables;
+	tp.ntables = S.ntables;
+
+	unlinkat(S.procfd, ".metadata.tmp", 0);
+	fd = openat(S.procfd, ".metadata.tmp", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    0600);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	r = ht_tsdl_write(f, &tp);
+	if (fclose(f) && !r)
+		r = -errno;
+	if (!r && renameat(S.procfd, ".metadata.tmp", S.procfd, "metadata"))
+		r = -errno;
+	return r;
+}
+
+static void sanitize_comm(char *c)
+{
+	for (; *c; c++)
+		if (*c == '/' || (unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '_';
+}
+
+static struct ht_stream_params stream_params(enum ht_stream_class sc, int vtid)
+{
+	struct ht_stream_params p = {
+		.sc = sc,
+		.vpid = (int)S.pid,
+		.vtid = vtid,
+		.procname = S.procname,
+		.uuid = S.uuid,
+		.instance_id = S.next_instance++,
+		.packet_size = S.cfg.packet_size,
+		.window = S.cfg.window,
+		.block = S.cfg.block,
+		.file_limit = S.file_limit,
+	};
+	return p;
+}
+
+/* Creates `prefix-N` (first free N from `first`) in the process directory. */
+static struct ht_stream *create_named(const char *prefix, long first,
+				      const struct ht_stream_params *p)
+{
+	char name[48];
+
+	for (int i = 0; i < 1000; i++) {
+		struct ht_stream *s;
+
+		if (i == 0)
+			snprintf(name, sizeof name, "%s-%ld", prefix, first);
+		else
+			snprintf(name, sizeof name, "%s-%ld.%d", prefix, first, i);
+		s = ht_stream_create(S.procfd, name, p);
+		if (s || errno != EEXIST)
+			return s;
+	}
+	errno = EEXIST;
+	return NULL;
+}
+
+static void registry_add(struct ht_stream *s)
+{
+	s->prev = NULL;
+	s->next = S.streams;
+	if (S.streams)
+		S.streams->prev = s;
+	S.streams = s;
+}
+
+static void registry_remove(struct ht_stream *s)
+{
+	if (s->prev)
+		s->prev->next = s->next;
+	else if (S.streams == s)
+		S.streams = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	s->next = s->prev = NULL;
+}
+
+/* Creates the process directory and stream. S.lock held. Return: 0 or -errno. */
+static int init_process(void)
+{
+	struct rlimit rl;
+	struct ht_stream_params sp;
+	const char *what = "cannot open trace directory";
+	int r = 0;
+
+	S.pid = getpid();
+	if (S.dirfd < 0) {
+		S.dirfd = open(S.cfg.dir, O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (S.dirfd < 0) {
+			r = -errno;
+			goto err;
+		}
+	}
+	if (prctl(PR_GET_NAME, S.procname) != 0)
+		strcpy(S.procname, "unknown");
+	S.procname[HT_PROCNAME_LEN - 1] = '\0';
+	sanitize_comm(S.procname);
+	what = "cannot create process directory";
+	for (int i = 0;; i++) {
+		if (i == 0)
+			snprintf(S.procdir, sizeof S.procdir, "%d-%s", (int)S.pid, S.procname);
+		else
+			snprintf(S.procdir, sizeof S.procdir, "%d-%s.%d", (int)S.pid, S.procname,
+				 i);
+		if (mkdirat(S.dirfd, S.procdir, 0700) == 0)
+			break;
+		if (errno != EEXIST || i >= 100) {
+			r = -errno;
+			goto err;
+		}
+	}
+	S.procfd = openat(S.dirfd, S.procdir, O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (S.procfd < 0) {
+		r = -errno;
+		goto err;
+	}
+	if (getrandom(S.uuid, sizeof S.uuid, 0) != sizeof S.uuid) {
+		for (unsigned int i = 0; i < sizeof S.uuid; i++)
+			S.uuid[i] = (uint8_t)(ht_clock_raw() >> (i % 8));
+	}
+	S.uuid[6] = (uint8_t)((S.uuid[6] & 0x0f) | 0x40);
+	S.uuid[8] = (uint8_t)((S.uuid[8] & 0x3f) | 0x80);
+	S.file_limit = UINT64_MAX;
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		S.file_limit = rl.rlim_cur;
+	what = "cannot write trace metadata";
+	r = write_metadata();
+	if (r)
+		goto err;
+	what = "cannot create process stream";
+	sp = stream_params(HT_SC_THREAD, (int)S.pid);
+	S.proc = ht_stream_create(S.procfd, "process", &sp);
+	if (!S.proc) {
+		r = -errno;
+		goto err;
+	}
+	proc_process_info();
+	proc_anchor(HT_ANCHOR_START);
+	for (unsigned int i = 0; i < S.ntables; i++)
+		proc_fn_defs(S.tables[i]);
+	for (uint32_t id = 1; id <= S.strings.count; id++)
+		proc_string_def(id, ht_strtab_get(&S.strings, id));
+	__atomic_store_n(&S.ready, 1, __ATOMIC_RELEASE);
+	return 0;
+err:
+	S.failed = 1;
+	__atomic_store_n(&ht_active, 0, __ATOMIC_RELAXED);
+	{
+		char msg[400];
+
+		snprintf(msg, sizeof msg, "%s '%s/%s'", what, S.cfg.dir,
+			 S.procdir[0] ? S.procdir : "");
+		fprintf(stderr, "hetrace: %s: %s; this process runs untraced\n", msg,
+			strerror(-r));
+	}
+	return r;
+}
+
+/* Return: 1 when the process directory is ready for events. */
+static int session_ready(void)
+{
+	if (__builtin_expect(__atomic_load_n(&S.ready, __ATOMIC_ACQUIRE), 1))
+		return 1;
+	if (!__atomic_load_n(&ht_active, __ATOMIC_RELAXED))
+		return 0;
+	pthread_mutex_lock(&S.lock);
+	if (!S.ready && !S.failed && !S.closed)
+		init_process();
+	pthread_mutex_unlock(&S.lock);
+	return S.ready;
+}
+
+/* ---- thread streams ---- */
+
+struct ht_stream *ht_session_thread_stream_slow(void)
+{
+	struct ht_stream *s = ht_tls_stream;
+	struct ht_stream_params sp;
+	char tname[HT_PROCNAME_LEN] = "";
+	pid_t tid;
+	uint8_t *p;
+
+	if (s != HT_TLS_NONE || !session_ready())
+		goto drop;
+	ht_tls_stream = HT_TLS_BUSY;
+	tid = gettid();
+	pthread_mutex_lock(&S.lock);
+	if (S.closed) {
+		pthread_mutex_unlock(&S.lock);
+		ht_tls_stream = HT_TLS_DEAD;
+		goto drop;
+	}
+	sp = stream_params(HT_SC_THREAD, (int)tid);
+	s = create_named("thread", (long)tid, &sp);
+	if (s)
+		registry_add(s);
+	pthread_mutex_unlock(&S.lock);
+	if (!s) {
+		on_stream_error(&(struct ht_stream){.name = "thread stream"}, errno);
+		ht_tls_stream = HT_TLS_DEAD;
+		goto drop;
+	}
+	pthread_setspecific(S.key, s);
+	ht_tls_stream = s;
+	prctl(PR_GET_NAME, tname);
+	tname[HT_PROCNAME_LEN - 1] = '\0';
+	p = ht_event_begin(s, HT_EV_THREAD_INFO, 4 + strlen(tname) + 1);
+	if (p) {
+		ht_put32(p, (uint32_t)tid);
+		ht_stream_commit(s, ht_put_str(p + 4, tname, strlen(tname)));
+	}
+	return s;
+drop:
+	if (__atomic_load_n(&ht_active, __ATOMIC_RELAXED))
+		__atomic_fetch_add(&S.lost_no_stream, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static void thread_exit(void *arg)
+{
+	struct ht_stream *s = arg;
+
+	pthread_mutex_lock(&S.lock);
+	registry_remove(s);
+	ht_stream_destroy(s);
+	pthread_mutex_unlock(&S.lock);
+	ht_tls_stream = HT_TLS_DEAD;
+}
+
+struct ht_stream *ht_session_stream_create(enum ht_stream_class sc, const char *prefix,
+					   uint32_t device, uint64_t queue)
+{
+	struct ht_stream_params sp;
+	struct ht_stream *s = NULL;
+	static long counter;
+
+	if (!session_ready()) {
+		errno = ENODEV;
+		return NULL;
+	}
+	pthread_mutex_lock(&S.lock);
+	if (!S.closed) {
+		sp = stream_params(sc, 0);
+		sp.device = device;
+		sp.queue = queue;
+		s = create_named(prefix, counter++, &sp);
+		if (s)
+			registry_add(s);
+	} else {
+		errno = ENODEV;
+	}
+	pthread_mutex_unlock(&S.lock);
+	return s;
+}
+
+int ht_session_with_process(int (*fn)(struct ht_stream *, struct ht_strtab *, void *), void *arg)
+{
+	int r = -ENODEV;
+
+	if (!session_ready())
+		return r;
+	pthread_mutex_lock(&S.lock);
+	if (S.proc)
+		r = fn(S.proc, &S.strings, arg);
+	pthread_mutex_unlock(&S.lock);
+	return r;
+}
+
+uint32_t ht_session_intern(const char *str)
+{
+	uint32_t id = 0;
+	int is_new;
+
+	if (!str || !session_ready())
+		return 0;
+	pthread_mutex_lock(&S.lock);
+	if (!S.closed) {
+		id = ht_strtab_intern(&S.strings, str, &is_new);
+		if (id && is_new)
+			proc_string_def(id, ht_strtab_get(&S.strings, id));
+	}
+	pthread_mutex_unlock(&S.lock);
+	return id;
+}
+
+HT_EXPORT int ht_fn_table_register(const struct ht_fn_table *t)
+{
+	int r = 0;
+
+	if (!t || !t->fns || t->count == 0)
+		return -EINVAL;
+	for (unsigned int i = 0; i < t->count; i++)
+		if (ht_fn_args_count(t->fns[i].args) < 0)
+			return -EINVAL;
+	pthread_mutex_lock(&S.lock);
+	if (S.ntables == MAX_TABLES) {
+		r = -ENOSPC;
+		goto out;
+	}
+	for (unsigned int i = 0; i < S.ntables; i++)
+		if (S.tables[i] == t)
+			goto out;
+	S.tables[S.ntables++] = t;
+	if (S.ready) {
+		/* Late registration: describe the new functions to both readers. */
+		proc_fn_defs(t);
+		r = write_metadata();
+	}
+out:
+	pthread_mutex_unlock(&S.lock);
+	return r;
+}
+
+/* ---- fork and exit ---- */
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&S.lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&S.lock);
+}
+
+static void fork_child(void)
+{
+	struct ht_stream *s, *next;
+
+	/* Everything mapped here is the parent's: let go without writing. */
+	for (s = S.streams; s; s = next) {
+		next = s->next;
+		ht_stream_abandon(s);
+	}
+	S.streams = NULL;
+	ht_stream_abandon(S.proc);
+	S.proc = NULL;
+	if (S.procfd >= 0)
+		close(S.procfd);
+	S.procfd = -1;
+	S.procdir[0] = '\0';
+	S.ready = 0;
+	S.lost_no_stream = 0;
+	ht_tls_stream = HT_TLS_NONE;
+	pthread_setspecific(S.key, NULL);
+	pthread_mutex_unlock(&S.lock);
+}
+
+__attribute__((constructor)) static void session_load(void)
+{
+	ht_config_load(&S.cfg);
+	if (!S.cfg.dir)
+		return;
+	ht_clock_setup(S.cfg.use_tsc, S.cfg.tsc_hz);
+	if (pthread_key_create(&S.key, thread_exit) != 0)
+		return;
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	ht_stream_on_error = on_stream_error;
+	__atomic_store_n(&ht_active, 1, __ATOMIC_RELEASE);
+}
+
+__attribute__((destructor)) static void session_unload(void)
+{
+	struct ht_stream *s = ht_tls_stream;
+
+	if (!S.cfg.dir)
+		return;
+	pthread_mutex_lock(&S.lock);
+	if (!S.ready && !S.failed && !S.closed && ht_active)
+		init_process(); /* every traced process appears, with or without events */
+	if (S.ready && !S.closed) {
+		uint64_t lost = __atomic_load_n(&S.lost_no_stream, __ATOMIC_RELAXED);
+
+		if ((uintptr_t)s > (uintptr_t)HT_TLS_DEAD) {
+			registry_remove(s);
+			ht_stream_destroy(s);
+		}
+		if (lost)
+			proc_lost(HT_LOST_NO_STREAM, lost);
+		proc_anchor(HT_ANCHOR_EXIT);
+		ht_stream_destroy(S.proc);
+		S.proc = NULL;
+		S.closed = 1;
+	}
+	ht_tls_stream = HT_TLS_DEAD;
+	pthread_mutex_unlock(&S.lock);
+}

@@ -1,0 +1,66 @@
+/*
+ * The recording session of this process (internal to libhetrace): settings,
+ * the process directory, the process stream (definitions shared by all
+ * threads), the registry of streams, and each thread's own stream.
+ */
+#ifndef HT_SESSION_H
+#define HT_SESSION_H
+
+#include <stdint.h>
+
+#include "core/stream.h"
+#include "core/strtab.h"
+
+/* The calling thread's stream; small values are states, not pointers. */
+#define HT_TLS_NONE ((struct ht_stream *)0) /* not created yet */
+#define HT_TLS_BUSY ((struct ht_stream *)1) /* being created (nested calls drop) */
+#define HT_TLS_DEAD ((struct ht_stream *)2) /* thread exited or recording closed */
+
+extern __thread struct ht_stream *ht_tls_stream __attribute__((tls_model("initial-exec")));
+
+struct ht_stream *ht_session_thread_stream_slow(void);
+
+/* Return: the calling thread's stream, or NULL when the event must be dropped. */
+static inline struct ht_stream *ht_session_thread_stream(void)
+{
+	struct ht_stream *s = ht_tls_stream;
+
+	if (__builtin_expect((uintptr_t)s > (uintptr_t)HT_TLS_DEAD, 1))
+		return s;
+	return ht_session_thread_stream_slow();
+}
+
+/*
+ * Runs fn(arg) with the process stream and string table locked, after the
+ * process directory exists. Return: fn's result, or -ENODEV when the process
+ * is not being recorded.
+ */
+int ht_session_with_process(int (*fn)(struct ht_stream *proc, struct ht_strtab *strs, void *arg),
+			    void *arg);
+
+/* Creates a stream in the process directory and registers it. NULL + errno on failure. */
+struct ht_stream *ht_session_stream_create(enum ht_stream_class sc, const char *prefix,
+					   uint32_t device, uint64_t queue);
+
+/* Interns s. Return: its id, or 0 when not recording. */
+uint32_t ht_session_intern(const char *s);
+
+/* Reserves `payload` bytes plus an event header for event `id`; stamps the time. */
+static inline uint8_t *ht_event_begin(struct ht_stream *s, uint32_t id, size_t payload)
+{
+	uint8_t *p = ht_stream_reserve(s, HT_EH_MAX_SIZE + payload);
+
+	if (__builtin_expect(!p, 0))
+		return NULL;
+	return ht_stream_header(s, p, id, ht_clock_raw());
+}
+
+/* Writes a NUL-terminated string (already cut to n bytes). Return: the end. */
+static inline uint8_t *ht_put_str(uint8_t *p, const char *s, size_t n)
+{
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p + n + 1;
+}
+
+#endif

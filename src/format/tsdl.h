@@ -1,0 +1,30 @@
+/*
+ * TSDL (CTF 1.8 metadata) generation from the event class tables and the
+ * registered function tables. Used by the recorder for each process
+ * directory and by the CTF exporter.
+ */
+#ifndef HT_TSDL_H
+#define HT_TSDL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "format/fntable.h"
+
+struct ht_tsdl_params {
+	uint8_t uuid[16];
+	const char *hostname;
+	const char *trace_name;
+	int64_t clock_offset_s; /* CLOCK_REALTIME - CLOCK_MONOTONIC, seconds part */
+	int64_t clock_offset_ns;
+	const struct ht_fn_table *const *tables;
+	unsigned int ntables;
+};
+
+/* Writes the whole metadata text. Return: 0, or -errno on a write error. */
+int ht_tsdl_write(FILE *f, const struct ht_tsdl_params *p);
+
+/* Formats a uuid as 8-4-4-4-12 hex into out (37 bytes). */
+void ht_uuid_format(const uint8_t uuid[16], char out[37]);
+
+#endif
