@@ -248,18 +248,44 @@ static void append_index(int dfd, int status_code, const char *status_text)
 	close(fd);
 }
 
-static void set_preload(const char *libdir)
+static int api_enabled(const char *api, const char *name)
 {
-	const char *old = getenv("LD_PRELOAD");
-	size_t n = strlen(libdir) + 32 + (old ? strlen(old) : 0);
-	char *v = malloc(n);
+	size_t n = strlen(name);
 
-	if (!v)
-		return;
-	snprintf(v, n, "%s/libhetrace.so.0%s%s", libdir, old && *old ? ":" : "",
-		 old ? old : "");
-	setenv("LD_PRELOAD", v, 1);
-	free(v);
+	if (!api)
+		return 1;
+	for (const char *p = api; (p = strstr(p, name)); p += n)
+		if ((p == api || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+			return 1;
+	return 0;
+}
+
+/*
+ * LD_PRELOAD: the recorder, then each source interposer that is built and
+ * enabled, then whatever the user preloaded already.
+ */
+static int set_preload(const char *libdir, const char *api)
+{
+	static const struct {
+		const char *api, *lib;
+	} sources[] = {
+		{"opencl", "libhetrace-opencl.so"},
+	};
+	const char *old = getenv("LD_PRELOAD");
+	char v[8192], lib[PATH_MAX + 64];
+	size_t n;
+
+	n = (size_t)snprintf(v, sizeof v, "%s/libhetrace.so.0", libdir);
+	for (size_t i = 0; i < sizeof sources / sizeof sources[0]; i++) {
+		snprintf(lib, sizeof lib, "%s/%s", libdir, sources[i].lib);
+		if (api_enabled(api, sources[i].api) && access(lib, R_OK) == 0)
+			n += (size_t)snprintf(v + n, sizeof v - n, ":%s", lib);
+	}
+	if (old && *old)
+		n += (size_t)snprintf(v + n, sizeof v - n, ":%s", old);
+	if (n >= sizeof v)
+		return -1;
+	return setenv("LD_PRELOAD", v, 1);
 }
 
 static int finalize(const char *dir, double hz, int quiet)
@@ -400,7 +426,10 @@ int ht_cmd_record(int argc, char **argv)
 		return ht_error("cannot write to trace directory '%s': %s", out, strerror(-code));
 	}
 
-	set_preload(libdir);
+	if (set_preload(libdir, api)) {
+		close(dfd);
+		return ht_error("LD_PRELOAD is too long to add the recorder to it");
+	}
 	setenv("HETRACE_DIR", absdir, 1);
 	setenv("HETRACE_CLOCK", clock, 1);
 	if (hz > 0) {
