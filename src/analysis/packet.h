@@ -32,6 +32,7 @@ struct ht_packet {
 };
 
 /* What went wrong, where: for one-line messages naming file and offset. */
+#define HT_NO_OFFSET UINT64_MAX /* the problem is the file as a whole */
 struct ht_read_error {
 	char file[4608];
 	uint64_t offset;

@@ -129,13 +129,13 @@ int ht_trace_open(struct ht_trace **out, const char *path, struct ht_read_error 
 	snprintf(t->path, sizeof t->path, "%s", path);
 	t->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (t->fd < 0) {
-		r = fail(err, path, 0, -errno, strerror(errno));
+		r = fail(err, path, HT_NO_OFFSET, -errno, strerror(errno));
 		goto err;
 	}
 	fd = dup(t->fd);
 	d = fd >= 0 ? fdopendir(fd) : NULL;
 	if (!d) {
-		r = fail(err, path, 0, -errno, strerror(errno));
+		r = fail(err, path, HT_NO_OFFSET, -errno, strerror(errno));
 		goto err;
 	}
 	while ((de = readdir(d))) {
@@ -155,7 +155,7 @@ int ht_trace_open(struct ht_trace **out, const char *path, struct ht_read_error 
 		}
 		if (r < 0) {
 			close(p.fd);
-			r = fail(err, file, 0, r,
+			r = fail(err, file, HT_NO_OFFSET, r,
 				 r == -EBADMSG ? "not hetrace CTF metadata (signature, tracer "
 						 "name or uuid missing)"
 					       : strerror(-r));
@@ -165,7 +165,7 @@ int ht_trace_open(struct ht_trace **out, const char *path, struct ht_read_error 
 		r = list_streams(&p);
 		if (r) {
 			close(p.fd);
-			r = fail(err, file, 0, r, strerror(-r));
+			r = fail(err, file, HT_NO_OFFSET, r, strerror(-r));
 			goto err;
 		}
 		if (t->nprocs == cap) {
@@ -185,7 +185,7 @@ int ht_trace_open(struct ht_trace **out, const char *path, struct ht_read_error 
 	closedir(d);
 	d = NULL;
 	if (t->nprocs == 0) {
-		r = fail(err, path, 0, -ENOENT,
+		r = fail(err, path, HT_NO_OFFSET, -ENOENT,
 			 "not a hetrace trace (no process directory with a metadata file)");
 		goto err;
 	}
@@ -252,7 +252,7 @@ int ht_stream_reader_open(struct ht_stream_reader *r, const struct ht_trace_proc
 		if (r->fd >= 0)
 			close(r->fd);
 		r->fd = -1;
-		return fail(err, r->path, 0, -e, strerror(e));
+		return fail(err, r->path, HT_NO_OFFSET, -e, strerror(e));
 	}
 	r->file_size = (uint64_t)st.st_size;
 	return 0;

@@ -43,7 +43,7 @@ int ht_usage_error(const char *sub, const char *fmt, ...)
 
 int ht_read_error_print(const char *trace, const struct ht_read_error *err)
 {
-	if (err->offset)
+	if (err->offset != HT_NO_OFFSET)
 		return ht_error("%s/%s: offset %llu: %s", trace, err->file,
 				(unsigned long long)err->offset, err->msg);
 	return ht_error("%s/%s: %s", trace, err->file, err->msg);

@@ -108,6 +108,7 @@ static int clear_old_trace(int dfd)
 
 	if (!d)
 		return -errno;
+	rewinddir(d); /* a dup shares the offset of the emptiness scan */
 	while ((de = readdir(d))) {
 		int pfd;
 		DIR *pd;
@@ -169,6 +170,8 @@ static int prepare_dir(const char *dir, int force, int *created)
 		struct dirent *de;
 		int empty = 1;
 
+		if (d)
+			rewinddir(d);
 		while (d && (de = readdir(d)))
 			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
 				empty = 0;

@@ -574,6 +574,8 @@ __attribute__((destructor)) static void session_unload(void)
 			registry_remove(s);
 			ht_stream_destroy(s);
 		}
+		for (struct ht_stream *o = S.streams; o; o = o->next)
+			ht_stream_sync_discarded(o);
 		if (lost)
 			proc_lost(HT_LOST_NO_STREAM, lost);
 		proc_anchor(HT_ANCHOR_EXIT);

@@ -62,6 +62,7 @@ static int map_window(struct ht_stream *s)
 	if (s->map)
 		munmap(s->map, s->map_len);
 	s->map = NULL;
+	s->last_pkt = NULL;
 	/* Mapping past EOF is allowed; only reserved packets are ever touched. */
 	m = mmap(NULL, psz * s->p.window, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, (off_t)off);
 	if (m == MAP_FAILED)
@@ -101,12 +102,26 @@ static void write_context(struct ht_stream *s, const struct ht_anchor *a)
 	__atomic_store_n((uint32_t *)(void *)(k + HT_PH_MAGIC), HT_CTF_MAGIC, __ATOMIC_RELEASE);
 }
 
-/* Stamps the end anchor into the current packet. */
+/*
+ * Stamps the end anchor and the discard total (a running count at the end
+ * of the packet, as LTTng writes it) into the current packet.
+ */
 static void close_packet(struct ht_stream *s, const struct ht_anchor *a)
 {
 	ht_put64(s->pkt + HT_PC_TSC_END, a->raw ? a->raw : 1);
 	ht_put64(s->pkt + HT_PC_TS_END, a->ns);
+	ht_put64(s->pkt + HT_PC_DISCARDED, s->discarded);
+	s->last_pkt = s->pkt;
 	s->pkt = s->pos = s->end = NULL;
+}
+
+void ht_stream_sync_discarded(struct ht_stream *s)
+{
+	uint8_t *k = s->pkt ? s->pkt : s->last_pkt;
+
+	if (k)
+		__atomic_store_n((uint64_t *)(void *)(k + HT_PC_DISCARDED), s->discarded,
+				 __ATOMIC_RELAXED);
 }
 
 /* Opens the next packet. Return: 0 or -errno (nothing is open then). */
@@ -229,6 +244,7 @@ void ht_stream_destroy(struct ht_stream *s)
 {
 	if (!s)
 		return;
+	ht_stream_sync_discarded(s);
 	if (s->pkt) {
 		struct ht_anchor a;
 		uint64_t content = (uint64_t)(s->pos - s->pkt);

@@ -49,6 +49,7 @@ struct ht_stream {
 	/* Cold fields. */
 	int fd;
 	int error; /* errno of the last failed packet reservation, 0 if none */
+	uint8_t *last_pkt; /* the packet closed last, while still mapped */
 	uint8_t *map;
 	size_t map_len;
 	uint64_t map_off;  /* file offset of map[0] */
@@ -73,6 +74,13 @@ struct ht_stream *ht_stream_create(int dirfd, const char *name, const struct ht_
 void ht_stream_destroy(struct ht_stream *s);
 /* After fork, in the child: drop the parent's stream without touching the file. */
 void ht_stream_abandon(struct ht_stream *s);
+/*
+ * Writes the running discard total into the open packet, or into the last
+ * closed one when none is open, so losses after the last packet switch are
+ * not lost themselves. Racy by design when another thread owns s (a single
+ * aligned store of a counter); used at process exit.
+ */
+void ht_stream_sync_discarded(struct ht_stream *s);
 
 /* Slow path of ht_stream_reserve. Return: a pointer to `need` bytes, or NULL (counted). */
 uint8_t *ht_stream_reserve_slow(struct ht_stream *s, size_t need);

@@ -1,0 +1,73 @@
+# The command line: exit statuses, signal forwarding, and one clear error
+# line for every kind of bad input.
+. "$(dirname "$0")/lib.sh"
+
+# expect STATUS PATTERN CMD...: runs CMD, checks its exit status and that stderr matches
+expect() {
+	want=$1 pat=$2
+	shift 2
+	"$@" >out.txt 2>err.txt
+	got=$?
+	[ "$got" = "$want" ] || fail "'$*' exited $got, expected $want: $(cat err.txt)"
+	[ -z "$pat" ] || grep -qE -- "$pat" err.txt || fail "'$*' stderr: '$(cat err.txt)', expected /$pat/"
+}
+
+expect 2 "unknown command 'bogus'" "$HT" bogus
+expect 2 "option '-z' is unknown" "$HT" record -z -- true
+expect 2 "no command given" "$HT" record -o x
+expect 2 "--mode must be discard or block" "$HT" record --mode fast -- true
+expect 2 "--buffer must be a power of two" "$HT" record --buffer 1000 -- true
+expect 2 "unknown source 'vulkan'" "$HT" record --api opencl,vulkan -- true
+expect 2 "no trace directory given" "$HT" info
+expect 2 "unknown option '--fix'" "$HT" check --fix x
+
+# exit statuses: the command's own, 128+signal, 127 for a missing command
+expect 0 "" "$HT" record -q -o a -- true
+expect 3 "" "$HT" record -q -o b -- sh -c 'exit 3'
+expect 143 "was killed by signal 15" "$HT" record -o c -- sh -c 'kill -TERM $$'
+expect 127 "cannot run 'no-such-command-xyz': No such file or directory" "$HT" record -o d -- no-such-command-xyz
+[ ! -e d ] || fail "a trace directory was left behind for a command that did not run"
+
+# output directory rules
+mkdir full && touch full/precious
+expect 1 "trace directory 'full' is not empty; use --force" "$HT" record -o full -- touch ran
+[ ! -e ran ] || fail "the command ran although the output was refused"
+expect 0 "" "$HT" record -q -o a --force -- "$PROG" single 3
+[ -e full/precious ] || fail "--force on a previous trace removed something else"
+assert_eq "$(ls a | wc -l)" 2 "--force replaced the earlier trace (index + one process)"
+expect 1 "cannot create trace directory 'notadir/x'" sh -c "touch notadir && exec '$HT' record -o notadir/x -- touch ran2"
+[ ! -e ran2 ] || fail "the command ran although the output was unwritable"
+ln -s "$WORK/a" link
+expect 1 "'link' exists and is not a directory" "$HT" record -o link -- true
+[ "$(stat -c %a a)" = 700 ] || fail "trace directory mode $(stat -c %a a)"
+bad=$(find a -type f ! -perm 600 | head -1)
+[ -z "$bad" ] || fail "file with mode other than 0600: $bad"
+
+# bad HETRACE_* values: one warning each, defaults used, recording goes on
+HETRACE_MODE=sideways HETRACE_BUFFER=3 "$HT" record -q -o e -- "$PROG" single 5 2>err.txt ||
+	fail "record with bad env values failed"
+assert_eq "$(grep -c "hetrace: ignoring HETRACE_MODE='sideways'" err.txt)" 1 "HETRACE_MODE warning"
+assert_eq "$(grep -c "hetrace: ignoring HETRACE_BUFFER='3'" err.txt)" 1 "HETRACE_BUFFER warning"
+"$DUMP" e | grep -c ' counter name=i ' | grep -qx 5 || fail "bad env values lost events"
+
+# SIGTERM sent to hetrace alone reaches the command
+"$HT" record -q -o g -- sleep 30 &
+rec=$!
+sleep 0.5
+kill -TERM $rec
+wait $rec
+assert_eq "$?" 143 "forwarded SIGTERM"
+
+# reading bad traces: a clear message naming file and offset, never a crash
+expect 1 "not a hetrace trace \(no process directory" "$HT" info full
+expect 1 "No such file or directory" "$HT" info does-not-exist
+cp -r a bad1 && printf 'garbage' > bad1/*/metadata
+expect 1 "metadata: not hetrace CTF metadata" "$HT" info bad1
+cp -r a bad2 && f=$(ls bad2/*/thread-* | head -1) && printf '\x01\x02\x03\x04' | dd of="$f" bs=1 seek=0 conv=notrunc 2>/dev/null
+expect 1 "thread-[0-9]+: offset 0: bad packet magic" "$HT" check bad2
+cp -r a bad3 && f=$(ls bad3/*/thread-* | head -1) && truncate -s 100 "$f"
+expect 1 "thread-[0-9]+: offset 0: torn last packet \(100 bytes\)" "$HT" check bad3
+expect 0 "" "$HT" check --repair bad3
+cp -r a bad4 && f=$(ls bad4/*/thread-* | head -1) && printf '\x1f\xff\xff\xff\xff' | dd of="$f" bs=1 seek=126 conv=notrunc 2>/dev/null
+expect 1 "thread-[0-9]+: offset 126: (unknown event id|timestamp)" "$HT" check bad4
+echo "ok"

@@ -1,0 +1,36 @@
+# fork: the child records into its own directory, the parent's events are not duplicated.
+# exec: the new image gets its own directory (same pid, suffixed name).
+# system() and posix_spawn children are traced too.
+. "$(dirname "$0")/lib.sh"
+"$HT" record -q -o f -- "$PROG" fork 100 || fail "fork: record exited $?"
+dump f d.txt
+assert_eq "$(ls -d f/*/ | wc -l)" 2 "fork: process directories"
+parent=$(awk '/ region_begin name=parent$/ { print $1 }' d.txt | sort -u)
+child=$(awk '/ region_begin name=child$/ { print $1 }' d.txt | sort -u)
+[ -n "$parent" ] && [ -n "$child" ] && [ "$parent" != "$child" ] || fail "fork: parent '$parent' child '$child'"
+assert_eq "$(grep -c "^$parent .* region_begin name=parent$" d.txt)" 100 "fork: parent regions"
+assert_eq "$(grep -c "^$child .* region_begin name=child$" d.txt)" 200 "fork: child regions"
+assert_eq "$(grep -c "^$child .* name=parent" d.txt)" 0 "fork: parent events duplicated in child"
+assert_eq "$(grep -c "^$parent .* region_begin name=parent-after$" d.txt)" 1 "fork: parent after fork"
+ppid=$(awk -v c="$child" '$1 == c && / process_info / { split($6, v, "="); print v[2] }' d.txt)
+assert_eq "$ppid" "${parent%%-*}" "fork: child's ppid"
+check_valid f
+bt2_read f b.txt
+
+"$HT" record -q -o e -- "$PROG" exec 50 || fail "exec: record exited $?"
+dump e d2.txt
+assert_eq "$(ls -d e/*/ | wc -l)" 2 "exec: process directories"
+assert_eq "$(count ' region_begin name=before-exec$' d2.txt)" 50 "exec: events before exec"
+assert_eq "$(count ' counter name=i ' d2.txt)" 50 "exec: events after exec"
+pre=$(awk '/ name=before-exec$/ { print $1 }' d2.txt | sort -u)
+post=$(awk '/ counter name=i / { print $1 }' d2.txt | sort -u)
+[ "$pre" != "$post" ] && [ "${pre%%-*}" = "${post%%-*}" ] || fail "exec: dirs '$pre' '$post'"
+check_valid e
+
+"$HT" record -q -o s -- "$PROG" system 5 || fail "system: record exited $?"
+dump s d3.txt
+assert_eq "$(awk '/ counter name=i / { print $1 }' d3.txt | sort -u | wc -l)" 2 "system+posix_spawn: traced children"
+assert_eq "$(count ' counter name=i ' d3.txt)" 10 "system+posix_spawn: child events"
+check_valid s
+bt2_read s b3.txt
+echo "ok"

@@ -1,0 +1,43 @@
+# SIGKILL: every event completed before the kill is readable. Killing the
+# program: record finalizes, no repair needed. Killing record too: the trace
+# keeps raw timestamps until `hetrace check --repair`.
+. "$(dirname "$0")/lib.sh"
+
+spin() { # spin DIR: starts a recording of `annot_prog spin`, waits until it is running
+	"$HT" record -q -o "$1" -- "$PROG" spin >"$1.out" 2>"$1.err" &
+	rec=$!
+	for _ in $(seq 200); do
+		grep -q ready "$1.out" 2>/dev/null && break
+		sleep 0.05
+	done
+	grep -q ready "$1.out" || fail "spin did not start"
+	app=$(pgrep -P $rec annot_prog)
+	[ -n "$app" ] || fail "no app process"
+}
+
+verify() { # verify DIR: counters are exactly 0..M-1 with M > 100000
+	dump "$1" "$1.d"
+	m=$(awk '/ counter name=spin / { split($6, v, "="); if (v[2] != n++) { print "gap at " n; exit 1 } } END { print n }' "$1.d") ||
+		fail "$1: counter values have gaps: $m"
+	assert_ge "$m" 100001 "$1: counters recorded"
+	bt2_read "$1" "$1.b"
+	assert_eq "$(count 'hetrace:counter:' "$1.b")" "$m" "$1: babeltrace2 counters"
+}
+
+spin k1
+kill -KILL "$app"
+wait $rec
+assert_eq "$?" 137 "record exit status after SIGKILL"
+check_valid k1
+verify k1
+
+spin k2
+kill -KILL $rec "$app"
+wait $rec 2>/dev/null
+if "$HT" check k2 >c.out 2>&1; then fail "check accepted an unfinalized trace"; fi
+grep -q "raw counter timestamps" c.out || fail "check message: $(cat c.out)"
+"$HT" check --repair k2 >r.out 2>&1 || fail "repair failed: $(cat r.out)"
+grep -q "packet(s) converted" r.out || fail "repair output: $(cat r.out)"
+check_valid k2
+verify k2
+echo "ok"
