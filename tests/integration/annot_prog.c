@@ -9,8 +9,12 @@
  *   annot_prog system N     system("<self> single N") and posix_spawn of the same
  *   annot_prog spin         counters 0,1,2,... forever; prints "ready" after 100000
  *   annot_prog big N        N counters (for loss and packet wrap-around tests)
+ *   annot_prog api N        a source's view: registers a function table, N x
+ *                           api_begin/api_end of "fakeRead" with 3 arguments
  */
 #include <hetrace/hetrace.h>
+
+#include "core/recorder.h"
 #include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -119,6 +123,23 @@ int main(int argc, char **argv)
 				puts("ready");
 				fflush(stdout);
 			}
+		}
+	} else if (!strcmp(mode, "api")) {
+		static const struct ht_fn_desc fns[] = {
+			{"fakeInit", ""},
+			{"fakeRead", "queue:h,size:u,offset:i"},
+		};
+		static const struct ht_fn_table tab = {"fake", HT_FN_BASE_XPTI + 0x800, 2, fns};
+
+		if (ht_fn_table_register(&tab))
+			return 1;
+		ht_emit_api_begin(tab.base);
+		ht_emit_api_end(tab.base, 0, NULL, 0);
+		for (long k = 0; k < n; k++) {
+			uint64_t args[3] = {0xdead0000 + (uint64_t)k, 4096, (uint64_t)-k};
+
+			ht_emit_api_begin(tab.base + 1);
+			ht_emit_api_end(tab.base + 1, (int32_t)-k, args, 3);
 		}
 	} else if (!strcmp(mode, "big")) {
 		for (long k = 0; k < n; k++)
