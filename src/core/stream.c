@@ -224,6 +224,8 @@ struct ht_stream *ht_stream_create(int dirfd, const char *name, const struct ht_
 		goto err;
 	ht_clock_anchor(&a);
 	r = open_packet(s, &a);
+	if (r && s->p.block)
+		r = open_blocking(s);
 	if (r) {
 		errno = -r;
 		goto err;
