@@ -1,6 +1,7 @@
 /*
- * Finalizing a process trace after recording: trims torn packets at stream
- * ends (a crash between reserving a packet and writing its header) and
+ * Finalizing a process trace after recording: salvages packets that were
+ * still in progress when their process died (the ".<stream>.cur" files),
+ * trims torn packets at stream ends (a crash in the middle of an append) and
  * converts RAW packets, whose event timestamps are cycle-counter values, to
  * CLOCK_MONOTONIC ns in place.
  *
@@ -13,11 +14,15 @@
  * fitted over all anchors of the process. Converted timestamps are clamped
  * into their packet so every stream stays monotonic.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <stdlib.h>
+#include <sys/stat.h>
 
 #include "analysis/finalize.h"
 
@@ -158,7 +163,36 @@ static int write_all(int fd, const uint8_t *b, size_t len, uint64_t off)
 	return 0;
 }
 
-/* Pass 2 for one stream: convert RAW packets, trim a torn tail. */
+/* Trims a torn tail of a stream to its last whole packet. */
+static int trim_stream(const struct ht_trace_process *p, const char *name,
+		       struct ht_finalize_stats *st, struct ht_read_error *err)
+{
+	struct ht_stream_reader r;
+	int rc = ht_stream_reader_open(&r, p, name, err);
+
+	if (rc)
+		return rc;
+	while ((rc = ht_stream_reader_next_packet(&r, err)) > 0)
+		;
+	if (rc == 0 && r.torn) {
+		int wfd = openat(p->fd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+
+		if (wfd < 0 || ftruncate(wfd, (off_t)r.torn_offset)) {
+			rc = -errno;
+			snprintf(err->file, sizeof err->file, "%s", r.path);
+			snprintf(err->msg, sizeof err->msg, "cannot trim: %s", strerror(-rc));
+		} else {
+			st->streams_trimmed++;
+			st->bytes_trimmed += r.torn_bytes;
+		}
+		if (wfd >= 0)
+			close(wfd);
+	}
+	ht_stream_reader_close(&r);
+	return rc;
+}
+
+/* Pass 2 for one stream: convert RAW packets. */
 static int finalize_stream(const struct ht_trace_process *p, const char *name, const struct fit *f,
 			   double slope, struct ht_finalize_stats *st, struct ht_read_error *err)
 {
@@ -192,20 +226,104 @@ static int finalize_stream(const struct ht_trace_process *p, const char *name, c
 		}
 		st->packets_converted++;
 	}
-	if (rc == 0 && r.torn) {
-		if (ftruncate(wfd, (off_t)r.torn_offset)) {
-			rc = -errno;
-			snprintf(err->file, sizeof err->file, "%s", r.path);
-			snprintf(err->msg, sizeof err->msg, "cannot trim: %s", strerror(-rc));
-			goto out;
-		}
-		st->streams_trimmed++;
-		st->bytes_trimmed += r.torn_bytes;
-	}
 out:
 	if (wfd >= 0)
 		close(wfd);
 	ht_stream_reader_close(&r);
+	return rc;
+}
+
+/*
+ * Appends the packet left in `cur` (".<stream>.cur") to its stream unless it
+ * is already there, then removes the file. Return: 0, or < 0 with err filled.
+ */
+static int salvage_one(const struct ht_trace_process *p, const char *cur,
+		       struct ht_finalize_stats *st, struct ht_read_error *err)
+{
+	char stream[256];
+	size_t n = strlen(cur);
+	struct ht_stream_reader r;
+	struct ht_packet pk;
+	uint8_t *buf = NULL;
+	struct stat sb;
+	int fd = -1, wfd = -1, rc = 0;
+
+	snprintf(stream, sizeof stream, "%.*s", (int)(n - strlen(HT_CUR_SUFFIX) - 1), cur + 1);
+	fd = openat(p->fd, cur, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 || fstat(fd, &sb) || sb.st_size > (1 << 28))
+		goto drop;
+	buf = malloc((size_t)sb.st_size + 1);
+	if (!buf || read(fd, buf, (size_t)sb.st_size) != sb.st_size)
+		goto drop;
+	if (ht_packet_decode(&pk, buf, (size_t)sb.st_size, 0, NULL) ||
+	    pk.content <= pk.ctx_end || memcmp(pk.uuid, p->uuid, 16))
+		goto drop; /* empty, never written, or not ours */
+	/* Count the packets already in the stream: the current one comes next. */
+	rc = ht_stream_reader_open(&r, p, stream, err);
+	if (rc)
+		goto out;
+	while ((rc = ht_stream_reader_next_packet(&r, err)) > 0)
+		;
+	if (rc == 0 && !r.torn && r.packets == pk.seq) {
+		wfd = openat(p->fd, stream, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+		ht_put64(buf + HT_PC_PACKET, pk.content * 8);
+		if (wfd < 0 || write_all(wfd, buf, (size_t)pk.content, r.file_size)) {
+			rc = -EIO;
+			snprintf(err->file, sizeof err->file, "%s/%s", p->name, stream);
+			snprintf(err->msg, sizeof err->msg, "cannot append the salvaged packet");
+		} else {
+			st->packets_salvaged++;
+		}
+	}
+	ht_stream_reader_close(&r);
+	if (rc < 0)
+		goto out;
+drop:
+	rc = 0;
+	unlinkat(p->fd, cur, 0);
+out:
+	if (wfd >= 0)
+		close(wfd);
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return rc;
+}
+
+static int salvage(const struct ht_trace_process *p, struct ht_finalize_stats *st,
+		   struct ht_read_error *err)
+{
+	int fd = dup(p->fd), rc = 0;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	char names[64][256];
+	unsigned int n = 0;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	rewinddir(d);
+	for (;;) {
+		/* Collect a batch first: unlinking while reading a directory skips entries. */
+		while (n < 64 && (de = readdir(d))) {
+			size_t len = strlen(de->d_name), sl = strlen(HT_CUR_SUFFIX);
+
+			if (de->d_name[0] == '.' && len > sl + 1 &&
+			    !strcmp(de->d_name + len - sl, HT_CUR_SUFFIX))
+				snprintf(names[n++], sizeof names[0], "%s", de->d_name);
+		}
+		if (!n)
+			break;
+		for (unsigned int i = 0; i < n && !rc; i++)
+			rc = salvage_one(p, names[i], st, err);
+		if (rc || n < 64)
+			break;
+		n = 0;
+		rewinddir(d);
+	}
+	closedir(d);
 	return rc;
 }
 
@@ -216,10 +334,19 @@ int ht_finalize_process(const struct ht_trace_process *p, double nominal_ns_per_
 	int any_raw = 0, any_torn = 0, rc;
 	double slope;
 
+	/* Torn tails first (a crash during an append), then what was in flight. */
+	for (unsigned int i = 0; i < p->nstreams; i++) {
+		rc = trim_stream(p, p->streams[i].name, st, err);
+		if (rc)
+			return rc;
+	}
+	rc = salvage(p, st, err);
+	if (rc)
+		return rc;
 	rc = gather(p, &f, &any_raw, &any_torn, err);
 	if (rc)
 		return rc;
-	if (!any_raw && !any_torn)
+	if (!any_raw)
 		return 0;
 	slope = fit_slope(&f, nominal_ns_per_tick > 0 ? nominal_ns_per_tick : 1.0);
 	for (unsigned int i = 0; i < p->nstreams; i++) {

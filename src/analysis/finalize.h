@@ -13,6 +13,7 @@ struct ht_finalize_stats {
 	unsigned int processes;	       /* processes that needed work */
 	unsigned int packets_converted;
 	unsigned int packets_left_raw; /* could not be converted */
+	unsigned int packets_salvaged; /* in-progress packets of processes that died */
 	unsigned int streams_trimmed;
 	uint64_t bytes_trimmed;
 };

@@ -171,10 +171,10 @@ int ht_cmd_check(int argc, char **argv)
 		rc = ht_finalize_trace(t, rate > 0 ? 1e9 / rate : 1.0, &st, &err);
 		if (rc)
 			ht_read_error_print(dir, &err);
-		printf("repair: %u torn packet(s) trimmed (%llu bytes), %u packet(s) converted "
-		       "to ns\n",
+		printf("repair: %u torn packet(s) trimmed (%llu bytes), %u in-progress packet(s) "
+		       "salvaged, %u packet(s) converted to ns\n",
 		       st.streams_trimmed, (unsigned long long)st.bytes_trimmed,
-		       st.packets_converted);
+		       st.packets_salvaged, st.packets_converted);
 	}
 	problems = check_trace(dir, t, &streams);
 	ht_trace_close(t);

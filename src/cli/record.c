@@ -312,6 +312,10 @@ static int finalize(const char *dir, double hz, int quiet)
 	} else if (!quiet) {
 		fprintf(stderr, "hetrace: trace written to '%s' (%u process%s); see 'hetrace info %s'\n",
 			dir, t->nprocs, t->nprocs == 1 ? "" : "es", dir);
+		if (st.packets_salvaged)
+			fprintf(stderr, "hetrace: salvaged %u packet(s) in progress when their "
+					"process died\n",
+				st.packets_salvaged);
 		if (st.streams_trimmed)
 			fprintf(stderr, "hetrace: trimmed %u torn packet(s) (%llu bytes)\n",
 				st.streams_trimmed, (unsigned long long)st.bytes_trimmed);

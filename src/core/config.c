@@ -54,7 +54,6 @@ void ht_config_load(struct ht_config *c)
 
 	memset(c, 0, sizeof *c);
 	c->packet_size = HT_PACKET_DEFAULT;
-	c->window = 16;
 	c->use_tsc = 0;
 
 	v = getenv("HETRACE_DIR");

@@ -13,7 +13,6 @@ struct ht_config {
 	size_t packet_size;   /* HETRACE_BUFFER: sub-buffer (packet) bytes */
 	int use_tsc;	      /* HETRACE_CLOCK: tsc | monotonic */
 	double tsc_hz;	      /* HETRACE_TSC_HZ */
-	unsigned int window;  /* packets mapped per stream */
 };
 
 #define HT_PACKET_DEFAULT (64u * 1024)

@@ -14,27 +14,90 @@
 
 /* ---- thread events ---- */
 
-static inline void emit_u32(uint32_t id, uint32_t v)
+/*
+ * Each emitter has a fast path (the thread's stream has room: write the
+ * event) and a slow path in a separate function reached by a tail call, so
+ * the fast path saves no registers. ht_session_prepare() finds or creates
+ * the stream and opens a packet when needed.
+ */
+static inline uint8_t *header(struct ht_stream *s, uint32_t id, uint64_t t)
 {
-	struct ht_stream *s = ht_session_thread_stream();
-	uint8_t *p;
+	return ht_stream_header(s, s->pos, id, t);
+}
 
-	if (!s || !(p = ht_event_begin(s, id, 4)))
-		return;
+/*
+ * The fast path: the stream has room and the clock is the cycle counter
+ * (reading it is one instruction; the clock_gettime fallback is a call,
+ * which would cost every event saved registers, so it takes the slow path).
+ */
+static inline int fast(const struct ht_stream *s, size_t payload)
+{
+	return __builtin_expect(HT_HAVE_TSC && ht_clock_state.use_tsc &&
+					ht_stream_has_room(s, HT_EH_MAX_SIZE + payload),
+				1);
+}
+
+static inline uint64_t fast_clock(void)
+{
+#if HT_HAVE_TSC
+	return __rdtsc();
+#else
+	return 0;
+#endif
+}
+
+static inline void write_u32(struct ht_stream *s, uint32_t id, uint32_t v, uint64_t t)
+{
+	uint8_t *p = header(s, id, t);
+
 	ht_put32(p, v);
 	ht_stream_commit(s, p + 4);
 }
 
-static inline void emit_u32_u64(uint32_t id, uint32_t a, uint64_t b)
+static __attribute__((noinline)) void slow_u32(uint32_t id, uint32_t v)
 {
-	struct ht_stream *s = ht_session_thread_stream();
-	uint8_t *p;
+	struct ht_stream *s = ht_session_prepare(4);
 
-	if (!s || !(p = ht_event_begin(s, id, 12)))
-		return;
+	if (s)
+		write_u32(s, id, v, ht_clock_raw());
+}
+
+static inline void emit_u32(uint32_t id, uint32_t v)
+{
+	struct ht_stream *s = ht_tls_stream;
+
+	if (fast(s, 4))
+		write_u32(s, id, v, fast_clock());
+	else
+		slow_u32(id, v);
+}
+
+static inline void write_u32_u64(struct ht_stream *s, uint32_t id, uint32_t a, uint64_t b,
+				 uint64_t t)
+{
+	uint8_t *p = header(s, id, t);
+
 	ht_put32(p, a);
 	ht_put64(p + 4, b);
 	ht_stream_commit(s, p + 12);
+}
+
+static __attribute__((noinline)) void slow_u32_u64(uint32_t id, uint32_t a, uint64_t b)
+{
+	struct ht_stream *s = ht_session_prepare(12);
+
+	if (s)
+		write_u32_u64(s, id, a, b, ht_clock_raw());
+}
+
+static inline void emit_u32_u64(uint32_t id, uint32_t a, uint64_t b)
+{
+	struct ht_stream *s = ht_tls_stream;
+
+	if (fast(s, 12))
+		write_u32_u64(s, id, a, b, fast_clock());
+	else
+		slow_u32_u64(id, a, b);
 }
 
 HT_EXPORT void ht_region_begin_id(uint32_t name)
@@ -138,31 +201,63 @@ HT_EXPORT void ht_thread_name(const char *name)
 
 /* ---- source events ---- */
 
-HT_EXPORT void ht_emit_api_begin(uint16_t fn)
+static inline void write_api_begin(struct ht_stream *s, uint16_t fn, uint64_t t)
 {
-	struct ht_stream *s = ht_session_thread_stream();
-	uint8_t *p;
+	uint8_t *p = header(s, HT_EV_API_BEGIN, t);
 
-	if (!s || !(p = ht_event_begin(s, HT_EV_API_BEGIN, 2)))
-		return;
 	ht_put16(p, fn);
 	ht_stream_commit(s, p + 2);
 }
 
-HT_EXPORT void ht_emit_api_end(uint16_t fn, int32_t ret, const uint64_t *args, unsigned int nargs)
+static __attribute__((noinline)) void slow_api_begin(uint16_t fn)
 {
-	struct ht_stream *s = ht_session_thread_stream();
-	uint8_t *p;
+	struct ht_stream *s = ht_session_prepare(2);
 
-	if (nargs > HT_FNARGS_MAX)
-		nargs = HT_FNARGS_MAX;
-	if (!s || !(p = ht_event_begin(s, HT_EV_API_END, 7 + 8 * nargs)))
-		return;
+	if (s)
+		write_api_begin(s, fn, ht_clock_raw());
+}
+
+HT_EXPORT void ht_emit_api_begin(uint16_t fn)
+{
+	struct ht_stream *s = ht_tls_stream;
+
+	if (fast(s, 2))
+		write_api_begin(s, fn, fast_clock());
+	else
+		slow_api_begin(fn);
+}
+
+static inline void write_api_end(struct ht_stream *s, uint16_t fn, int32_t ret,
+				 const uint64_t *args, unsigned int nargs, uint64_t t)
+{
+	uint8_t *p = header(s, HT_EV_API_END, t);
+
 	ht_put16(p, fn);
 	ht_put32(p + 2, (uint32_t)ret);
 	p[6] = (uint8_t)nargs;
 	memcpy(p + 7, args, 8 * nargs);
 	ht_stream_commit(s, p + 7 + 8 * nargs);
+}
+
+static __attribute__((noinline)) void slow_api_end(uint16_t fn, int32_t ret, const uint64_t *args,
+						   unsigned int nargs)
+{
+	struct ht_stream *s = ht_session_prepare(7 + 8 * nargs);
+
+	if (s)
+		write_api_end(s, fn, ret, args, nargs, ht_clock_raw());
+}
+
+HT_EXPORT void ht_emit_api_end(uint16_t fn, int32_t ret, const uint64_t *args, unsigned int nargs)
+{
+	struct ht_stream *s = ht_tls_stream;
+
+	if (nargs > HT_FNARGS_MAX)
+		nargs = HT_FNARGS_MAX;
+	if (fast(s, 7 + 8 * nargs))
+		write_api_end(s, fn, ret, args, nargs, fast_clock());
+	else
+		slow_api_end(fn, ret, args, nargs);
 }
 
 HT_EXPORT void ht_emit_lost(enum ht_lost_kind kind, uint64_t count)

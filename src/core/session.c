@@ -75,7 +75,7 @@ static void on_stream_error(struct ht_stream *s, int err)
 {
 	char what[160];
 
-	snprintf(what, sizeof what, "cannot extend trace file '%s/%s/%s'", S.cfg.dir, S.procdir,
+	snprintf(what, sizeof what, "cannot write trace file '%s/%s/%s'", S.cfg.dir, S.procdir,
 		 s->name);
 	warn_once(what, err);
 }
@@ -226,7 +226,6 @@ static struct ht_stream_params stream_params(enum ht_stream_class sc, int vtid)
 		.uuid = S.uuid,
 		.instance_id = S.next_instance++,
 		.packet_size = S.cfg.packet_size,
-		.window = S.cfg.window,
 		.block = S.cfg.block,
 		.file_limit = S.file_limit,
 	};
@@ -413,6 +412,15 @@ drop:
 	if (__atomic_load_n(&ht_active, __ATOMIC_RELAXED))
 		__atomic_fetch_add(&S.lost_no_stream, 1, __ATOMIC_RELAXED);
 	return NULL;
+}
+
+__attribute__((noinline)) struct ht_stream *ht_session_prepare(size_t payload)
+{
+	struct ht_stream *s = ht_session_thread_stream();
+
+	if (!s || !ht_stream_reserve(s, HT_EH_MAX_SIZE + payload))
+		return NULL;
+	return s;
 }
 
 static void thread_exit(void *arg)

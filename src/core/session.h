@@ -45,6 +45,13 @@ struct ht_stream *ht_session_stream_create(enum ht_stream_class sc, const char *
 /* Interns s. Return: its id, or 0 when not recording. */
 uint32_t ht_session_intern(const char *s);
 
+/*
+ * Slow path of the thread emitters: the calling thread's stream with room
+ * for an event of `payload` bytes, creating the stream or opening a packet
+ * as needed. Return: the stream, or NULL when the event is dropped (counted).
+ */
+struct ht_stream *ht_session_prepare(size_t payload);
+
 /* Reserves `payload` bytes plus an event header for event `id`; stamps the time. */
 static inline uint8_t *ht_event_begin(struct ht_stream *s, uint32_t id, size_t payload)
 {

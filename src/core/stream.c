@@ -1,7 +1,7 @@
 /*
- * Stream files: packet reservation, the mapped window, packet open/close and
- * loss accounting (see stream.h). Everything here runs once per packet or
- * less, never per event.
+ * Stream files: the current packet, packet switch (trim + pwrite), loss
+ * accounting (see stream.h). Everything here runs once per packet or less,
+ * never per event.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,66 +18,16 @@
 
 void (*ht_stream_on_error)(struct ht_stream *s, int err);
 
-/* After a failed reservation, try again at most this often (ns). */
-#define HT_RETRY_NS 50000000ull
-/* Block mode waits this long for space before it gives up and drops. */
+/* Block mode retries a failed packet write for this long before dropping it. */
 #define HT_BLOCK_WAIT_NS 10000000000ull
-
-static uint64_t retry_interval_raw(void)
-{
-	if (ht_clock_state.use_tsc && ht_clock_state.tsc_hz > 0)
-		return (uint64_t)(ht_clock_state.tsc_hz * (HT_RETRY_NS / 1e9));
-	return HT_RETRY_NS;
-}
-
-/* Reserves the next packet's bytes on disk. Return: 0 or -errno. */
-static int reserve_file(struct ht_stream *s)
-{
-	uint64_t off = s->file_end, len = s->p.packet_size;
-	int r;
-
-	if (off + len > s->p.file_limit)
-		return -EFBIG; /* beyond RLIMIT_FSIZE the kernel would send SIGXFSZ */
-	r = fallocate(s->fd, 0, (off_t)off, (off_t)len);
-	if (r < 0 && (errno == EOPNOTSUPP || errno == ENOSYS)) {
-		r = posix_fallocate(s->fd, (off_t)off, (off_t)len);
-		if (r)
-			return -r;
-	} else if (r < 0) {
-		return -errno;
-	}
-	s->file_end = off + len;
-	return 0;
-}
-
-/* Makes sure [pkt_off, pkt_off + packet_size) is mapped. Return: 0 or -errno. */
-static int map_window(struct ht_stream *s)
-{
-	uint64_t off = s->pkt_off;
-	size_t psz = s->p.packet_size;
-	void *m;
-
-	if (s->map && off >= s->map_off && off + psz <= s->map_off + s->map_len)
-		return 0;
-	if (s->map)
-		munmap(s->map, s->map_len);
-	s->map = NULL;
-	s->last_pkt = NULL;
-	/* Mapping past EOF is allowed; only reserved packets are ever touched. */
-	m = mmap(NULL, psz * s->p.window, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, (off_t)off);
-	if (m == MAP_FAILED)
-		return -errno;
-	s->map = m;
-	s->map_len = psz * s->p.window;
-	s->map_off = off;
-	return 0;
-}
 
 static void write_context(struct ht_stream *s, const struct ht_anchor *a)
 {
-	uint8_t *k = s->pkt;
+	uint8_t *k = s->buf;
 	int cpu = sched_getcpu();
 
+	/* A stale magic first: a crash in here leaves no half-written context. */
+	__atomic_store_n((uint32_t *)(void *)(k + HT_PH_MAGIC), 0, __ATOMIC_RELEASE);
 	memcpy(k + HT_PH_UUID, s->uuid, 16);
 	ht_put32(k + HT_PH_STREAM_ID, (uint32_t)s->p.sc);
 	ht_put64(k + HT_PH_INSTANCE, s->p.instance_id);
@@ -98,141 +48,203 @@ static void write_context(struct ht_stream *s, const struct ht_anchor *a)
 		ht_put32(k + HT_PC_DEVICE, s->p.device);
 		ht_put64(k + HT_PC_QUEUE, s->p.queue);
 	}
-	/* The magic goes last: a packet with a magic has a whole context. */
 	__atomic_store_n((uint32_t *)(void *)(k + HT_PH_MAGIC), HT_CTF_MAGIC, __ATOMIC_RELEASE);
 }
 
-/*
- * Stamps the end anchor and the discard total (a running count at the end
- * of the packet, as LTTng writes it) into the current packet.
- */
-static void close_packet(struct ht_stream *s, const struct ht_anchor *a)
+static void open_packet(struct ht_stream *s, const struct ht_anchor *a)
 {
-	ht_put64(s->pkt + HT_PC_TSC_END, a->raw ? a->raw : 1);
-	ht_put64(s->pkt + HT_PC_TS_END, a->ns);
-	ht_put64(s->pkt + HT_PC_DISCARDED, s->discarded);
-	s->last_pkt = s->pkt;
-	s->pkt = s->pos = s->end = NULL;
-}
-
-void ht_stream_sync_discarded(struct ht_stream *s)
-{
-	uint8_t *k = s->pkt ? s->pkt : s->last_pkt;
-
-	if (k)
-		__atomic_store_n((uint64_t *)(void *)(k + HT_PC_DISCARDED), s->discarded,
-				 __ATOMIC_RELAXED);
-}
-
-/* Opens the next packet. Return: 0 or -errno (nothing is open then). */
-static int open_packet(struct ht_stream *s, const struct ht_anchor *a)
-{
-	int r = reserve_file(s);
-
-	if (r)
-		return r;
-	s->pkt_off = s->file_end - s->p.packet_size;
-	r = map_window(s);
-	if (r) {
-		/* Give the reservation back so the file keeps whole packets only. */
-		if (ftruncate(s->fd, (off_t)s->pkt_off) == 0)
-			s->file_end = s->pkt_off;
-		return r;
-	}
-	s->pkt = s->map + (s->pkt_off - s->map_off);
-#ifdef MADV_POPULATE_WRITE
-	/* One syscall instead of a page fault per 4 KiB on the hot path. */
-	madvise(s->pkt, s->p.packet_size, MADV_POPULATE_WRITE);
-#endif
+	s->pkt = s->buf;
 	write_context(s, a);
-	s->seq++;
 	s->pos = s->pkt + s->ctx_end;
 	s->end = s->pkt + s->p.packet_size;
 	s->last = a->raw;
+}
+
+/*
+ * Events in the current packet, counted by walking it: only needed when a
+ * packet is lost, so the hot path keeps no per-event counter.
+ */
+static uint64_t count_events(const struct ht_stream *s)
+{
+	const uint8_t *p = s->pkt + s->ctx_end, *end = s->pos;
+	uint64_t n = 0;
+
+	while (p + HT_EH_COMPACT_SIZE <= end) {
+		uint32_t id = p[0] & 0x1f;
+		const struct ht_event_class *ec;
+		long size;
+
+		if (id == HT_EH_EXTENDED) {
+			id = ht_le32(p + 1);
+			p += HT_EH_EXTENDED_SIZE;
+		} else {
+			p += HT_EH_COMPACT_SIZE;
+		}
+		ec = ht_format_event_class(s->p.sc, id);
+		size = ec ? ht_format_payload_size(ec, p, (size_t)(end - p)) : -1;
+		if (size < 0)
+			break;
+		p += size;
+		n++;
+	}
+	return n;
+}
+
+static int write_all(int fd, const uint8_t *b, size_t len, uint64_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, b, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		b += n, len -= (size_t)n, off += (uint64_t)n;
+	}
 	return 0;
 }
 
-static void fail(struct ht_stream *s, int err)
+/* Appends the packet (already trimmed). Return: 0 or -errno. */
+static int append(struct ht_stream *s, size_t len)
 {
-	if (!s->error && ht_stream_on_error)
-		ht_stream_on_error(s, err);
-	s->error = err;
-	s->retry_at = ht_clock_raw() + retry_interval_raw();
+	int r;
+
+	if (s->file_end + len > s->p.file_limit)
+		return -EFBIG; /* beyond RLIMIT_FSIZE the kernel would send SIGXFSZ */
+	r = write_all(s->fd, s->buf, len, s->file_end);
+	if (r && ftruncate(s->fd, (off_t)s->file_end))
+		r = r ? r : -errno; /* keep whole packets only */
+	return r;
 }
 
-static int open_blocking(struct ht_stream *s)
+static int append_blocking(struct ht_stream *s, size_t len)
 {
 	struct timespec nap = {0, 10000000};
 	uint64_t deadline = ht_clock_mono_ns() + HT_BLOCK_WAIT_NS;
-	struct ht_anchor a;
 	int r;
 
 	for (;;) {
-		ht_clock_anchor(&a);
-		r = open_packet(s, &a);
+		r = append(s, len);
 		if (r != -ENOSPC && r != -EDQUOT)
-			return r; /* success, or an error that waiting cannot cure */
+			return r; /* written, or an error that waiting cannot cure */
 		if (ht_clock_mono_ns() > deadline)
 			return r;
 		nanosleep(&nap, NULL);
 	}
 }
 
+/*
+ * Ends the current packet at anchor a: stamps the end anchor and discard
+ * total, trims it to its content and appends it. A packet that cannot be
+ * written is dropped and its events counted.
+ */
+static void close_packet(struct ht_stream *s, const struct ht_anchor *a)
+{
+	uint8_t *k = s->pkt;
+	size_t len = (size_t)(s->pos - k);
+	int r;
+
+	ht_put64(k + HT_PC_TSC_END, a->raw ? a->raw : 1);
+	ht_put64(k + HT_PC_TS_END, a->ns);
+	ht_put64(k + HT_PC_DISCARDED, s->discarded);
+	ht_put64(k + HT_PC_PACKET, (uint64_t)len * 8);
+	r = s->p.block ? append_blocking(s, len) : append(s, len);
+	if (r) {
+		if (!s->error && ht_stream_on_error)
+			ht_stream_on_error(s, -r);
+		s->error = -r;
+		s->discarded += count_events(s);
+	} else {
+		s->error = 0;
+		s->last_off = s->file_end;
+		s->last_discarded = s->discarded;
+		s->file_end += len;
+		s->written++;
+		s->seq++;
+	}
+	s->pkt = s->pos = s->end = NULL;
+}
+
 uint8_t *ht_stream_reserve_slow(struct ht_stream *s, size_t need)
 {
 	struct ht_anchor a;
-	int r;
 
-	if (need > s->p.packet_size - s->ctx_end)
-		goto drop; /* can never fit */
-	if (!s->pkt && s->error && ht_clock_raw() < s->retry_at)
-		goto drop;
+	if (!s->buf || need > s->p.packet_size - s->ctx_end) {
+		s->discarded++; /* closed, or can never fit */
+		return NULL;
+	}
 	ht_clock_anchor(&a);
 	if (s->pkt)
 		close_packet(s, &a);
-	r = open_packet(s, &a);
-	if (r && s->p.block)
-		r = open_blocking(s);
-	if (r) {
-		fail(s, -r);
-		goto drop;
-	}
-	s->error = 0;
+	open_packet(s, &a);
 	return s->pos;
-drop:
-	s->discarded++;
-	return NULL;
+}
+
+void ht_stream_sync_discarded(struct ht_stream *s)
+{
+	uint64_t total = s->discarded;
+	uint8_t v[8];
+
+	if (s->pkt)
+		__atomic_store_n((uint64_t *)(void *)(s->pkt + HT_PC_DISCARDED), total,
+				 __ATOMIC_RELAXED);
+	if (s->written && total != s->last_discarded) {
+		ht_put64(v, total);
+		if (pwrite(s->fd, v, 8, (off_t)(s->last_off + HT_PC_DISCARDED)) == 8)
+			s->last_discarded = total;
+	}
+}
+
+static void cur_name(char *out, size_t cap, const char *name)
+{
+	snprintf(out, cap, HT_CUR_PREFIX "%s" HT_CUR_SUFFIX, name);
 }
 
 struct ht_stream *ht_stream_create(int dirfd, const char *name, const struct ht_stream_params *p)
 {
 	struct ht_stream *s = calloc(1, sizeof *s);
+	char cur[80];
 	struct ht_anchor a;
-	int r, err;
+	void *m;
+	int err;
 
 	if (!s)
 		return NULL;
 	s->p = *p;
-	s->fd = -1;
+	s->fd = s->cur_fd = -1;
+	s->dirfd = dirfd;
 	s->ctx_end = ht_format_context_end(p->sc);
 	strncpy(s->procname, p->procname ? p->procname : "", HT_PROCNAME_LEN - 1);
 	memcpy(s->uuid, p->uuid, 16);
 	snprintf(s->name, sizeof s->name, "%s", name);
+	cur_name(cur, sizeof cur, s->name);
 	pthread_mutex_init(&s->lock, NULL);
-	s->fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	s->fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (s->fd < 0)
 		goto err;
-	ht_clock_anchor(&a);
-	r = open_packet(s, &a);
-	if (r && s->p.block)
-		r = open_blocking(s);
-	if (r) {
-		errno = -r;
+	s->cur_fd = openat(dirfd, cur, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (s->cur_fd < 0)
 		goto err;
-	}
+	/* Reserve the blocks now: a full disk fails here, never as SIGBUS later. */
+	errno = posix_fallocate(s->cur_fd, 0, (off_t)p->packet_size);
+	if (errno)
+		goto err;
+	m = mmap(NULL, p->packet_size, PROT_READ | PROT_WRITE, MAP_SHARED, s->cur_fd, 0);
+	if (m == MAP_FAILED)
+		goto err;
+	s->buf = m;
+#ifdef MADV_POPULATE_WRITE
+	madvise(s->buf, p->packet_size, MADV_POPULATE_WRITE); /* fault it in once */
+#endif
+	ht_clock_anchor(&a);
+	open_packet(s, &a);
 	return s;
 err:
 	err = errno;
+	if (s->cur_fd >= 0) {
+		close(s->cur_fd);
+		unlinkat(dirfd, cur, 0);
+	}
 	if (s->fd >= 0) {
 		close(s->fd);
 		unlinkat(dirfd, name, 0);
@@ -244,20 +256,20 @@ err:
 
 void ht_stream_destroy(struct ht_stream *s)
 {
+	char cur[80];
+
 	if (!s)
 		return;
-	ht_stream_sync_discarded(s);
 	if (s->pkt) {
 		struct ht_anchor a;
-		uint64_t content = (uint64_t)(s->pos - s->pkt);
 
-		/* The last packet ends at its content: no padding on disk. */
-		ht_put64(s->pkt + HT_PC_PACKET, content * 8);
 		ht_clock_anchor(&a);
 		close_packet(s, &a);
-		if (ftruncate(s->fd, (off_t)(s->pkt_off + content)) == 0)
-			s->file_end = s->pkt_off + content;
 	}
+	ht_stream_sync_discarded(s);
+	/* Written out (or counted as lost): the current-packet file has done its job. */
+	cur_name(cur, sizeof cur, s->name);
+	unlinkat(s->dirfd, cur, 0);
 	ht_stream_abandon(s);
 }
 
@@ -265,10 +277,12 @@ void ht_stream_abandon(struct ht_stream *s)
 {
 	if (!s)
 		return;
-	if (s->map)
-		munmap(s->map, s->map_len);
+	if (s->buf)
+		munmap(s->buf, s->p.packet_size);
 	if (s->fd >= 0)
 		close(s->fd);
+	if (s->cur_fd >= 0)
+		close(s->cur_fd);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }

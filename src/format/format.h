@@ -51,6 +51,10 @@ enum ht_stream_class {
 
 #define HT_PROCNAME_LEN 17
 
+/* The packet in progress of stream NAME lives in ".NAME.cur" (see core/stream.h). */
+#define HT_CUR_PREFIX "."
+#define HT_CUR_SUFFIX ".cur"
+
 /*
  * ts_state: how the event timestamps of a packet are expressed.
  * RAW packets hold raw cycle-counter values (event headers and tsc_*);

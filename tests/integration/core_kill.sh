@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 
 spin() { # spin DIR: starts a recording of `annot_prog spin`, waits until it is running
-	"$HT" record -q -o "$1" -- "$PROG" spin >"$1.out" 2>"$1.err" &
+	"$HT" record -o "$1" -- "$PROG" spin >"$1.out" 2>"$1.err" &
 	rec=$!
 	for _ in $(seq 200); do
 		grep -q ready "$1.out" 2>/dev/null && break
@@ -28,6 +28,10 @@ spin k1
 kill -KILL "$app"
 wait $rec
 assert_eq "$?" 137 "record exit status after SIGKILL"
+# the packets in progress (thread and process streams) were salvaged
+grep -q "salvaged 2 packet(s) in progress when their process died" k1.err ||
+	fail "no salvage: $(cat k1.err)"
+[ -z "$(find k1 -name '.*.cur')" ] || fail "current-packet files left behind"
 check_valid k1
 verify k1
 
@@ -37,7 +41,8 @@ wait $rec 2>/dev/null
 if "$HT" check k2 >c.out 2>&1; then fail "check accepted an unfinalized trace"; fi
 grep -q "raw counter timestamps" c.out || fail "check message: $(cat c.out)"
 "$HT" check --repair k2 >r.out 2>&1 || fail "repair failed: $(cat r.out)"
-grep -q "packet(s) converted" r.out || fail "repair output: $(cat r.out)"
+grep -qE "[12] in-progress packet\(s\) salvaged, [0-9]+ packet\(s\) converted" r.out ||
+	fail "repair output: $(cat r.out)"
 check_valid k2
 verify k2
 echo "ok"

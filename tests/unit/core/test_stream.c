@@ -1,8 +1,9 @@
 /*
- * Unit tests for stream files: packets wrap over a small mapped window,
- * packet header/context values, the trimmed last packet, and exact discard
- * accounting when the file cannot grow (then recovers after the retry
- * interval). Read back through the analysis reader.
+ * Unit tests for stream files: many packets through the reused
+ * current-packet buffer, packet header/context values, trimmed packets,
+ * exact discard accounting when packets cannot be written (and recovery when
+ * space returns), and exclusive file creation. Read back through the
+ * analysis reader.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,7 +29,6 @@ static struct ht_stream *make(int dirfd, const char *name, uint64_t limit)
 		.uuid = uuid,
 		.instance_id = 7,
 		.packet_size = 4096,
-		.window = 2,
 		.file_limit = limit,
 	};
 	return ht_stream_create(dirfd, name, &p);
@@ -90,6 +90,15 @@ static unsigned int read_back(int dirfd, const char *name, uint64_t *vals, unsig
 	return n;
 }
 
+/* Stream and current-packet files are created exclusively, never followed. */
+static void test_create_refuses(int dirfd)
+{
+	CHECK(symlinkat("/etc/passwd", dirfd, "thread-3") == 0);
+	CHECK(make(dirfd, "thread-3", UINT64_MAX) == NULL);
+	CHECK_EQ(errno, EEXIST);
+	unlinkat(dirfd, "thread-3", 0);
+}
+
 static void test_wrap(int dirfd)
 {
 	static uint64_t vals[4000];
@@ -116,41 +125,43 @@ static void test_wrap(int dirfd)
 	 */
 	CHECK_EQ(packets, 13);
 	CHECK_EQ(disc, 0);
-	CHECK_EQ(last, 126 + (3000 - 12 * PER_PACKET) * 16); /* the last packet is trimmed */
+	CHECK_EQ(last, 126 + (3000 - 12 * PER_PACKET) * 16);
+	/* every packet is trimmed to its content on disk */
 	CHECK_EQ(fstatat(dirfd, "thread-1", &st, 0), 0);
-	CHECK_EQ(st.st_size, 12 * 4096 + last);
+	CHECK_EQ(st.st_size, 12 * (126 + PER_PACKET * 16) + last);
 }
 
 static void test_discard(int dirfd)
 {
 	static uint64_t vals[4000];
+	/* Room for 4 packets: the 5th to 8th cannot be written and are counted. */
 	struct ht_stream *s = make(dirfd, "thread-2", 4 * 4096);
-	uint64_t disc, packets, last, wrote = 0;
-	struct timespec nap = {0, 80000000};
+	uint64_t disc, packets, last;
 	unsigned int n;
 
 	CHECK(s != NULL);
 	for (uint64_t i = 0; i < 2000; i++)
-		wrote += (uint64_t)emit(s, i);
-	CHECK_EQ(wrote, 4 * PER_PACKET);
-	CHECK_EQ(s->discarded, 2000 - 4 * PER_PACKET);
+		CHECK(emit(s, i)); /* the program never waits and never fails */
+	CHECK_EQ(s->written, 4);
+	CHECK_EQ(s->discarded, 4 * PER_PACKET);
 	CHECK_EQ(s->error, EFBIG);
 	/* An event that can never fit a packet is dropped and counted too. */
 	CHECK(ht_stream_reserve(s, 5000) == NULL);
-	CHECK_EQ(s->discarded, 2000 - 4 * PER_PACKET + 1);
-	/* Space comes back; after the retry interval, recording resumes. */
+	CHECK_EQ(s->discarded, 4 * PER_PACKET + 1);
+	/* Space comes back: the packet in progress (24 + 100 events) is written. */
 	s->p.file_limit = UINT64_MAX;
-	nanosleep(&nap, NULL);
 	for (uint64_t i = 2000; i < 2100; i++)
 		CHECK(emit(s, i));
-	CHECK_EQ(s->error, 0);
 	ht_stream_destroy(s);
 	n = read_back(dirfd, "thread-2", vals, 4000, &disc, &packets, &last);
-	CHECK_EQ(n, 4 * PER_PACKET + 100);
-	CHECK_EQ(disc, 2000 - 4 * PER_PACKET + 1);
+	CHECK_EQ(n, 4 * PER_PACKET + 24 + 100);
+	CHECK_EQ(disc, 4 * PER_PACKET + 1);
 	CHECK_EQ(packets, 5);
 	CHECK_EQ(vals[4 * PER_PACKET - 1], 4 * PER_PACKET - 1);
-	CHECK_EQ(vals[4 * PER_PACKET], 2000);
+	CHECK_EQ(vals[4 * PER_PACKET], 8 * PER_PACKET); /* the first event after the gap */
+	CHECK_EQ(vals[n - 1], 2099);
+	/* the current-packet file is gone once the stream is closed */
+	CHECK(faccessat(dirfd, ".thread-2.cur", F_OK, 0) != 0);
 }
 
 int main(void)
@@ -164,6 +175,7 @@ int main(void)
 	CHECK(dirfd >= 0);
 	test_wrap(dirfd);
 	test_discard(dirfd);
+	test_create_refuses(dirfd);
 	unlinkat(dirfd, "thread-1", 0);
 	unlinkat(dirfd, "thread-2", 0);
 	close(dirfd);
