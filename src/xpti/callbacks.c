@@ -96,7 +96,8 @@ static struct ht_xpti_reg *ht_xpti_reg_find(uint8_t sid, uint16_t tt,
 
 static bool ht_xpti_stream_valid(uint8_t sid)
 {
-	return sid != 0 && sid <= atomic_load_explicit(&ht_xpti_streams.count, memory_order_relaxed);
+	return sid != 0 &&
+	       sid <= atomic_load_explicit(&ht_xpti_streams.count, memory_order_relaxed);
 }
 
 XPTI_EXPORT_API xpti_result_t xptiRegisterCallback(uint8_t stream_id, uint16_t trace_type,

@@ -19,7 +19,7 @@ struct ht_xpti_key {
 
 struct ht_xpti_event {
 	xpti_trace_event_data_t ev; /* first: the public part */
-	xpti_payload_t payload;     /* the registered copy, with interned strings */
+	xpti_payload_t payload;	    /* the registered copy, with interned strings */
 	struct ht_xpti_key key;
 	uint64_t hash;
 	struct xpti_metadata md;
@@ -65,8 +65,8 @@ static bool ht_xpti_key_eq(const void *ctx, uint32_t idx)
 
 static struct ht_xpti_event *ht_xpti_event_lookup(const struct ht_xpti_key *k, uint64_t hash)
 {
-	struct ht_xpti_index *ix = atomic_load_explicit(&ht_xpti_events.index,
-							memory_order_acquire);
+	struct ht_xpti_index *ix =
+	    atomic_load_explicit(&ht_xpti_events.index, memory_order_acquire);
 	uint32_t found = ht_xpti_index_find(ix, hash, ht_xpti_key_eq, k);
 
 	return found ? ht_xpti_event_get(found) : NULL;
@@ -78,8 +78,7 @@ struct ht_xpti_names {
 };
 
 /* Return: 0, or -1 for a payload with nothing to identify it (or out of memory). */
-static int ht_xpti_key_make(const xpti_payload_t *p, struct ht_xpti_key *k,
-			    struct ht_xpti_names *n)
+static int ht_xpti_key_make(const xpti_payload_t *p, struct ht_xpti_key *k, struct ht_xpti_names *n)
 {
 	memset(k, 0, sizeof(*k));
 	memset(n, 0, sizeof(*n));
@@ -127,8 +126,8 @@ static struct ht_xpti_event *ht_xpti_event_create(const struct ht_xpti_key *k, u
 						  uint16_t event_type, uint16_t activity)
 {
 	uint32_t idx = atomic_load_explicit(&ht_xpti_events.count, memory_order_relaxed);
-	struct ht_xpti_index *ix = atomic_load_explicit(&ht_xpti_events.index,
-							memory_order_relaxed);
+	struct ht_xpti_index *ix =
+	    atomic_load_explicit(&ht_xpti_events.index, memory_order_relaxed);
 	struct ht_xpti_event *chunk, *e;
 
 	if (idx >= HT_XPTI_MAX_EVENTS)

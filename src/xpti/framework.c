@@ -25,7 +25,7 @@
 #include "xpti_internal.h"
 
 #define HT_XPTI_MAX_SUBSCRIBERS 64
-#define HT_XPTI_CLOSING         3 /* shutdown in progress: still usable, no new notifications */
+#define HT_XPTI_CLOSING		3 /* shutdown in progress: still usable, no new notifications */
 
 struct ht_xpti_subscriber {
 	char *path;
@@ -121,7 +121,9 @@ static uint64_t ht_xpti_now_ms(void)
 /* Make every thread's earlier stores visible (the heavy side of the asymmetric fence). */
 static void ht_xpti_membarrier(void)
 {
-	atomic_thread_fence(memory_order_seq_cst);
+	static _Atomic int fence;
+
+	atomic_exchange(&fence, 0); /* a full fence here (a locked instruction; TSan-friendly) */
 	if (fw_membarrier_expedited &&
 	    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
 		return;
@@ -255,8 +257,7 @@ bool ht_xpti_live_slow(void)
 	if (atomic_load_explicit(&ht_xpti_state, memory_order_acquire) == HT_XPTI_UNINIT) {
 		fw_in_init = true;
 		fw_membarrier_expedited =
-			syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) ==
-			0;
+		    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
 		on = ht_xpti_env_enabled();
 		if (on)
 			ht_xpti_load_subscribers();

@@ -166,15 +166,15 @@ XPTI_EXPORT_API xpti_result_t xptiAddMetadataBool(xpti_trace_event_data_t *event
 	return ht_xpti_add_typed(event, key, &b, sizeof(b), XPTI_METADATA_BOOLEAN);
 }
 
-XPTI_EXPORT_API xpti_result_t xptiAddMetadataString(xpti_trace_event_data_t *event,
-						    const char *key, const char *value)
+XPTI_EXPORT_API xpti_result_t xptiAddMetadataString(xpti_trace_event_data_t *event, const char *key,
+						    const char *value)
 {
 	return ht_xpti_add_typed(event, key, value, value ? strlen(value) : 0,
 				 XPTI_METADATA_STRING);
 }
 
-XPTI_EXPORT_API xpti_result_t xptiAddMetadataBinary(xpti_trace_event_data_t *event,
-						    const char *key, const void *data, size_t size)
+XPTI_EXPORT_API xpti_result_t xptiAddMetadataBinary(xpti_trace_event_data_t *event, const char *key,
+						    const void *data, size_t size)
 {
 	return ht_xpti_add_typed(event, key, data, size, XPTI_METADATA_BINARY);
 }

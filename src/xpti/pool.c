@@ -6,13 +6,14 @@
  * grow with distinct strings, payloads and callback registrations.
  */
 #include <stdalign.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "xpti_internal.h"
 
 struct ht_xpti_block {
 	struct ht_xpti_block *next;
-	alignas(64) unsigned char data[];
+	alignas(max_align_t) unsigned char data[]; /* calloc alignment */
 };
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -27,7 +27,7 @@ static const struct {
 	size_t offset;
 } px_names[] = {
 #define HT_XPTI_NAME(name) {#name, offsetof(struct ht_xpti_proxy_table, name)},
-	HT_XPTI_API_LIST(HT_XPTI_NAME)
+    HT_XPTI_API_LIST(HT_XPTI_NAME)
 #undef HT_XPTI_NAME
 };
 

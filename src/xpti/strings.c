@@ -60,8 +60,8 @@ XPTI_EXPORT_API xpti_object_id_t xptiRegisterObject(const char *data, size_t siz
 
 	if (!data || !ht_xpti_live())
 		return XPTI_INVALID_OBJECT_ID;
-	idx = ht_xpti_intern_add(&ht_xpti_objects, data, size, ht_xpti_hash_bytes(data, size),
-				 type);
+	idx =
+	    ht_xpti_intern_add(&ht_xpti_objects, data, size, ht_xpti_hash_bytes(data, size), type);
 	return idx < 0 ? XPTI_INVALID_OBJECT_ID : (xpti_object_id_t)idx;
 }
 

@@ -77,7 +77,7 @@ struct ht_xpti_intern_entry {
 
 struct ht_xpti_intern {
 	pthread_mutex_t lock; /* writers only */
-	uint32_t limit;       /* maximum number of entries */
+	uint32_t limit;	      /* maximum number of entries */
 	_Atomic uint32_t count;
 	_Atomic(struct ht_xpti_index *) index;
 	char *arena;
@@ -85,7 +85,10 @@ struct ht_xpti_intern {
 	_Atomic(struct ht_xpti_intern_entry *) chunk[HT_XPTI_MAX_CHUNKS];
 };
 
-#define HT_XPTI_INTERN_INIT(max) {.lock = PTHREAD_MUTEX_INITIALIZER, .limit = (max)}
+#define HT_XPTI_INTERN_INIT(max)                                                                   \
+	{                                                                                          \
+		.lock = PTHREAD_MUTEX_INITIALIZER, .limit = (max)                                  \
+	}
 
 /* Return: the 0-based index of these bytes, adding them if new; -1 when full/out of memory. */
 long ht_xpti_intern_add(struct ht_xpti_intern *t, const void *data, size_t len, uint64_t hash,
