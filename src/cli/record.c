@@ -291,6 +291,29 @@ static int set_preload(const char *libdir, const char *api)
 	return setenv("LD_PRELOAD", v, 1);
 }
 
+/*
+ * XPTI: point an instrumented runtime's proxy at our dispatcher and add the
+ * recording subscriber after any subscribers the user listed. A dispatcher
+ * the user chose is kept.
+ */
+static void set_xpti(const char *libdir, const char *api)
+{
+	char sub[PATH_MAX + 64], disp[PATH_MAX + 64], list[8192];
+	const char *old = getenv("XPTI_SUBSCRIBERS");
+
+	snprintf(sub, sizeof sub, "%s/libhetrace-xpti.so", libdir);
+	snprintf(disp, sizeof disp, "%s/libxptifw.so", libdir);
+	if (!api_enabled(api, "xpti") || access(sub, R_OK) || access(disp, R_OK))
+		return;
+	setenv("XPTI_TRACE_ENABLE", "1", 1);
+	setenv("XPTI_FRAMEWORK_DISPATCHER", disp, 0);
+	if (old && *old)
+		snprintf(list, sizeof list, "%s,%s", old, sub);
+	else
+		snprintf(list, sizeof list, "%s", sub);
+	setenv("XPTI_SUBSCRIBERS", list, 1);
+}
+
 static int finalize(const char *dir, double hz, int quiet)
 {
 	struct ht_trace *t;
@@ -451,6 +474,7 @@ int ht_cmd_record(int argc, char **argv)
 		setenv("HETRACE_BUFFER", buffer, 1);
 	if (api)
 		setenv("HETRACE_API", api, 1);
+	set_xpti(libdir, api);
 
 	if (pipe2(pipefd, O_CLOEXEC)) {
 		close(dfd);
