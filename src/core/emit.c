@@ -125,23 +125,24 @@ HT_EXPORT void ht_counter_double_id(uint32_t name, double value)
 
 HT_EXPORT void ht_instant_id(uint32_t name, const struct ht_arg *args, unsigned int nargs)
 {
-	struct ht_stream *s;
+	struct ht_stream *s = ht_session_thread_stream();
 	uint32_t keys[HT_IARGS_MAX];
 	uint64_t vals[HT_IARGS_MAX];
 	uint8_t *p;
 
+	if (!s)
+		return;
 	if (nargs > HT_IARGS_MAX)
 		nargs = HT_IARGS_MAX;
 	/* Interning may write string definitions: do it before reserving. */
 	for (unsigned int i = 0; i < nargs; i++) {
-		keys[i] = ht_session_intern(args[i].key ? args[i].key : "");
+		keys[i] = ht_session_intern_cached(s, args[i].key ? args[i].key : "");
 		if (args[i].type == HT_ARG_STRING)
-			vals[i] = ht_session_intern(args[i].v.s ? args[i].v.s : "");
+			vals[i] = ht_session_intern_cached(s, args[i].v.s ? args[i].v.s : "");
 		else
 			memcpy(&vals[i], &args[i].v, 8);
 	}
-	s = ht_session_thread_stream();
-	if (!s || !(p = ht_event_begin(s, HT_EV_INSTANT, 5 + nargs * HT_IARG_SIZE)))
+	if (!(p = ht_event_begin(s, HT_EV_INSTANT, 5 + nargs * HT_IARG_SIZE)))
 		return;
 	ht_put32(p, name);
 	p[4] = (uint8_t)nargs;

@@ -490,6 +490,24 @@ uint32_t ht_session_intern(const char *str)
 	return id;
 }
 
+uint32_t ht_session_intern_cached(struct ht_stream *s, const char *str)
+{
+	unsigned int h = (unsigned int)(((uintptr_t)str >> 3) ^ ((uintptr_t)str >> 9)) & 31;
+	uint32_t id;
+
+	if (s->strcache[h].key == str && !strcmp(str, s->strcache[h].interned))
+		return s->strcache[h].id;
+	id = ht_session_intern(str);
+	if (id) {
+		pthread_mutex_lock(&S.lock);
+		s->strcache[h].interned = ht_strtab_get(&S.strings, id);
+		pthread_mutex_unlock(&S.lock);
+		s->strcache[h].key = s->strcache[h].interned ? str : NULL;
+		s->strcache[h].id = id;
+	}
+	return id;
+}
+
 HT_EXPORT int ht_fn_table_register(const struct ht_fn_table *t)
 {
 	int r = 0;

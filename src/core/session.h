@@ -42,8 +42,14 @@ int ht_session_with_process(int (*fn)(struct ht_stream *proc, struct ht_strtab *
 struct ht_stream *ht_session_stream_create(enum ht_stream_class sc, const char *prefix,
 					   uint32_t device, uint64_t queue);
 
-/* Interns s. Return: its id, or 0 when not recording. */
+/* Interns s. Return: its id, or 0 when not recording. Takes the process lock. */
 uint32_t ht_session_intern(const char *s);
+
+/*
+ * Interns str through the thread stream's small cache: a hit (same pointer,
+ * same text) takes no lock. Return: the id, or 0.
+ */
+uint32_t ht_session_intern_cached(struct ht_stream *s, const char *str);
 
 /*
  * Slow path of the thread emitters: the calling thread's stream with room

@@ -67,6 +67,12 @@ struct ht_stream {
 	char procname[HT_PROCNAME_LEN];
 	uint8_t uuid[16];
 	pthread_mutex_t lock; /* for streams shared between threads */
+	/* Thread streams: strings this thread interned lately (see ht_session_intern_cached). */
+	struct {
+		const char *key;      /* the caller's pointer */
+		const char *interned; /* the table's copy, to verify the key still says the same */
+		uint32_t id;
+	} strcache[32];
 	struct ht_stream *next, *prev; /* session registry */
 	char name[48];
 };
