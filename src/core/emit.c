@@ -382,20 +382,27 @@ HT_EXPORT void ht_emit_device_command(struct ht_stream *s, const struct ht_devic
 	pthread_mutex_unlock(&s->lock);
 }
 
-HT_EXPORT void ht_emit_clock_pair(struct ht_stream *s, uint32_t device, uint64_t device_ts,
-				  uint64_t host_ns)
+HT_EXPORT void ht_emit_clock_bound(struct ht_stream *s, uint32_t device, enum ht_pair_kind kind,
+				   uint64_t device_ts, uint64_t host_ns)
 {
 	uint8_t *p;
 
 	if (!s)
 		return;
 	pthread_mutex_lock(&s->lock);
-	p = ht_event_begin(s, HT_EV_CLOCK_PAIR, 20);
+	p = ht_event_begin(s, HT_EV_CLOCK_PAIR, 21);
 	if (p) {
 		ht_put32(p, device);
-		ht_put64(p + 4, device_ts);
-		ht_put64(p + 12, host_ns);
-		ht_stream_commit(s, p + 20);
+		p[4] = (uint8_t)kind;
+		ht_put64(p + 5, device_ts);
+		ht_put64(p + 13, host_ns);
+		ht_stream_commit(s, p + 21);
 	}
 	pthread_mutex_unlock(&s->lock);
+}
+
+HT_EXPORT void ht_emit_clock_pair(struct ht_stream *s, uint32_t device, uint64_t device_ts,
+				  uint64_t host_ns)
+{
+	ht_emit_clock_bound(s, device, HT_PAIR_EXACT, device_ts, host_ns);
 }

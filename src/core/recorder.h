@@ -52,8 +52,12 @@ struct ht_device_command {
  */
 struct ht_stream *ht_device_stream_create(uint32_t device, uint64_t queue);
 void ht_emit_device_command(struct ht_stream *s, const struct ht_device_command *c);
+/* A host/device timer pair read together (HT_PAIR_EXACT). */
 void ht_emit_clock_pair(struct ht_stream *s, uint32_t device, uint64_t device_ts,
 			uint64_t host_ns);
+/* A bounding pair for clock sync: kind HT_PAIR_HOST_BEFORE or HT_PAIR_HOST_AFTER. */
+void ht_emit_clock_bound(struct ht_stream *s, uint32_t device, enum ht_pair_kind kind,
+			 uint64_t device_ts, uint64_t host_ns);
 
 /* CLOCK_MONOTONIC now, in ns (for payload fields that hold host times). */
 uint64_t ht_now_ns(void);

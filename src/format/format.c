@@ -75,8 +75,11 @@ static const struct ht_field f_device_command[] = {
 	{"bytes", HT_T_U64, 0},	  {"name", HT_T_STRID, 0},
 	{"global", HT_T_U64X3, 0}, {"local", HT_T_U64X3, 0},
 };
-static const struct ht_field f_clock_pair[] = {
-	{"device", HT_T_U32, 0}, {"device_ts", HT_T_U64, 0}, {"host_ns", HT_T_U64, 0}};
+static const char *const pair_kinds[] = {"exact", "host_before", "host_after", NULL};
+static const struct ht_field f_clock_pair[] = {{"device", HT_T_U32, 0},
+					       {"kind", HT_T_ENUM8, pair_kinds},
+					       {"device_ts", HT_T_U64, 0},
+					       {"host_ns", HT_T_U64, 0}};
 
 static const struct ht_event_class device_classes[] = {
 	{HT_EV_DEVICE_COMMAND, "device_command", f_device_command, N(f_device_command)},

@@ -184,6 +184,18 @@ enum ht_ts_domain {
 	HT_DOM_HOST = 1,   /* already CLOCK_MONOTONIC ns */
 };
 
+/*
+ * clock_pair kinds: how a host time relates to the device time it is paired
+ * with. EXACT: read together (e.g. clGetDeviceAndHostTimer). HOST_BEFORE:
+ * the host time precedes the device event (enqueue time vs QUEUED).
+ * HOST_AFTER: it follows it (completion seen vs END).
+ */
+enum ht_pair_kind {
+	HT_PAIR_EXACT = 0,
+	HT_PAIR_HOST_BEFORE = 1,
+	HT_PAIR_HOST_AFTER = 2,
+};
+
 /* device types (device_info) */
 enum ht_device_type {
 	HT_DEV_OTHER = 0,

@@ -1,0 +1,270 @@
+/*
+ * K-way merge of all streams of a trace (see merge.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/merge.h"
+
+/* Heap order: timestamp, then process streams first (definitions before uses). */
+static int before(const struct ht_merge *m, unsigned int a, unsigned int b)
+{
+	const struct ht_merge_stream *x = &m->streams[a], *y = &m->streams[b];
+
+	if (x->ev.ts != y->ev.ts)
+		return x->ev.ts < y->ev.ts;
+	if (x->is_process != y->is_process)
+		return x->is_process;
+	return a < b;
+}
+
+static void sift_down(struct ht_merge *m, unsigned int i)
+{
+	for (;;) {
+		unsigned int l = 2 * i + 1, r = l + 1, s = i;
+
+		if (l < m->nheap && before(m, m->heap[l], m->heap[s]))
+			s = l;
+		if (r < m->nheap && before(m, m->heap[r], m->heap[s]))
+			s = r;
+		if (s == i)
+			return;
+		unsigned int t = m->heap[i];
+
+		m->heap[i] = m->heap[s];
+		m->heap[s] = t;
+		i = s;
+	}
+}
+
+static void sift_up(struct ht_merge *m, unsigned int i)
+{
+	while (i > 0) {
+		unsigned int p = (i - 1) / 2;
+
+		if (!before(m, m->heap[i], m->heap[p]))
+			return;
+		unsigned int t = m->heap[i];
+
+		m->heap[i] = m->heap[p];
+		m->heap[p] = t;
+		i = p;
+	}
+}
+
+/* Advances one stream. Return: 1 (has an event), 0 (done), < 0 (error). */
+static int advance(struct ht_merge *m, struct ht_merge_stream *s)
+{
+	int rc;
+
+	for (;;) {
+		rc = s->r.have_packet ? ht_event_iter_next(&s->r.it, &s->ev, &m->err) : 0;
+		if (rc > 0)
+			return 1;
+		if (rc < 0) {
+			snprintf(m->err.file, sizeof m->err.file, "%s", s->r.path);
+			return rc;
+		}
+		rc = ht_stream_reader_next_packet(&s->r, &m->err);
+		if (rc <= 0)
+			return rc;
+		if (s->r.pk.ts_state != HT_TS_NS) {
+			snprintf(m->err.file, sizeof m->err.file, "%s", s->r.path);
+			m->err.offset = s->r.pk.offset;
+			snprintf(m->err.msg, sizeof m->err.msg,
+				 "packet holds raw counter timestamps; run 'hetrace check --repair'");
+			return -EBADMSG;
+		}
+		s->lost = s->r.pk.discarded;
+		if (s->r.packets == 1) {
+			s->vtid = s->r.pk.vtid;
+			s->device = s->r.pk.device;
+			s->queue = s->r.pk.queue;
+		}
+	}
+}
+
+static char *dup_str(const uint8_t *p)
+{
+	return strdup((const char *)p);
+}
+
+/* Keeps the process tables up to date as definitions pass by. */
+static void define(struct ht_proc_info *p, const struct ht_event *ev)
+{
+	const uint8_t *q = ev->payload;
+
+	if (ev->sc != HT_SC_THREAD)
+		return;
+	if (ev->id == HT_EV_STRING_DEF) {
+		uint32_t id = ht_le32(q);
+
+		if (id == 0 || id > (1u << 26))
+			return;
+		if (id > p->nstrings) {
+			char **n = realloc(p->strings, (size_t)id * sizeof *n);
+
+			if (!n)
+				return;
+			memset(n + p->nstrings, 0, (size_t)(id - p->nstrings) * sizeof *n);
+			p->strings = n;
+			p->nstrings = id;
+		}
+		if (!p->strings[id - 1])
+			p->strings[id - 1] = dup_str(q + 4);
+	} else if (ev->id == HT_EV_FN_DEF) {
+		uint16_t id = ht_le16(q);
+		const uint8_t *name = q + 2, *args = name + strlen((const char *)name) + 1;
+
+		if (id >= p->nfns) {
+			struct ht_fn_info *n = realloc(p->fns, ((size_t)id + 1) * sizeof *n);
+
+			if (!n)
+				return;
+			memset(n + p->nfns, 0, ((size_t)id + 1 - p->nfns) * sizeof *n);
+			p->fns = n;
+			p->nfns = (uint32_t)id + 1;
+		}
+		if (!p->fns[id].name) {
+			p->fns[id].name = dup_str(name);
+			p->fns[id].args = dup_str(args);
+		}
+	} else if (ev->id == HT_EV_PROCESS_INFO) {
+		p->pid = (int32_t)ht_le32(q);
+		p->ppid = (int32_t)ht_le32(q + 4);
+		snprintf(p->comm, sizeof p->comm, "%s", (const char *)q + 8);
+	}
+}
+
+int ht_merge_open(struct ht_merge *m, struct ht_trace *t)
+{
+	unsigned int total = 0, k = 0;
+	int rc;
+
+	memset(m, 0, sizeof *m);
+	m->trace = t;
+	for (unsigned int i = 0; i < t->nprocs; i++)
+		total += t->procs[i].nstreams;
+	m->procs = calloc(t->nprocs ? t->nprocs : 1, sizeof *m->procs);
+	m->streams = calloc(total ? total : 1, sizeof *m->streams);
+	m->heap = calloc(total ? total : 1, sizeof *m->heap);
+	if (!m->procs || !m->streams || !m->heap)
+		return -ENOMEM;
+	m->nprocs = t->nprocs;
+	for (unsigned int i = 0; i < t->nprocs; i++) {
+		m->procs[i].tp = &t->procs[i];
+		for (unsigned int j = 0; j < t->procs[i].nstreams; j++) {
+			struct ht_merge_stream *s = &m->streams[k];
+			const char *name = t->procs[i].streams[j].name;
+
+			rc = ht_stream_reader_open(&s->r, &t->procs[i], name, &m->err);
+			if (rc)
+				return rc;
+			s->proc = i;
+			s->is_process = !strcmp(name, "process");
+			m->nstreams = ++k;
+			rc = advance(m, s);
+			if (rc < 0)
+				return rc;
+			if (rc == 0) {
+				s->done = 1;
+				continue;
+			}
+			m->heap[m->nheap] = k - 1;
+			sift_up(m, m->nheap++);
+		}
+	}
+	return 0;
+}
+
+int ht_merge_next(struct ht_merge *m, struct ht_merged *out)
+{
+	unsigned int i;
+	struct ht_merge_stream *s;
+	int rc;
+
+	if (m->failed)
+		return -EBADMSG;
+	if (!m->nheap)
+		return 0;
+	i = m->heap[0];
+	s = &m->streams[i];
+	m->cur = s->ev;
+	out->ev = &m->cur;
+	out->stream = s;
+	out->proc = &m->procs[s->proc];
+	out->stream_index = i;
+	define(out->proc, &m->cur);
+	rc = ht_event_iter_next(&s->r.it, &s->ev, &m->err);
+	if (rc > 0) {
+		sift_down(m, 0);
+	} else if (rc < 0) {
+		snprintf(m->err.file, sizeof m->err.file, "%s", s->r.path);
+		m->failed = 1;
+		return rc;
+	} else {
+		/* Loading the next packet reuses the buffer the payload lives in. */
+		if (m->cur.size > m->keep_cap) {
+			uint8_t *k = realloc(m->keep, m->cur.size);
+
+			if (!k) {
+				m->failed = 1;
+				return -ENOMEM;
+			}
+			m->keep = k;
+			m->keep_cap = m->cur.size;
+		}
+		if (m->cur.size)
+			memcpy(m->keep, m->cur.payload, m->cur.size);
+		m->cur.payload = m->keep;
+		m->cur.header = NULL;
+		rc = advance(m, s);
+		if (rc < 0) {
+			m->failed = 1;
+			return rc;
+		}
+		if (rc == 0) {
+			s->done = 1;
+			m->heap[0] = m->heap[--m->nheap];
+		}
+		if (m->nheap)
+			sift_down(m, 0);
+	}
+	m->events++;
+	return 1;
+}
+
+void ht_merge_close(struct ht_merge *m)
+{
+	for (unsigned int i = 0; i < m->nstreams; i++)
+		ht_stream_reader_close(&m->streams[i].r);
+	for (unsigned int i = 0; i < m->nprocs; i++) {
+		for (uint32_t j = 0; j < m->procs[i].nstrings; j++)
+			free(m->procs[i].strings[j]);
+		free(m->procs[i].strings);
+		for (uint32_t j = 0; j < m->procs[i].nfns; j++) {
+			free(m->procs[i].fns[j].name);
+			free(m->procs[i].fns[j].args);
+		}
+		free(m->procs[i].fns);
+	}
+	free(m->procs);
+	free(m->streams);
+	free(m->heap);
+	free(m->keep);
+	memset(m, 0, sizeof *m);
+}
+
+const char *ht_proc_string(const struct ht_proc_info *p, uint32_t id)
+{
+	if (id && id <= p->nstrings && p->strings[id - 1])
+		return p->strings[id - 1];
+	return "?";
+}
+
+const struct ht_fn_info *ht_proc_fn(const struct ht_proc_info *p, uint16_t id)
+{
+	return id < p->nfns && p->fns[id].name ? &p->fns[id] : NULL;
+}

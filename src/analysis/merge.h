@@ -1,0 +1,83 @@
+/*
+ * The merged reader: every event of every stream of every process of a
+ * trace, in timestamp order (k-way merge with a binary heap), in memory
+ * bounded by the number of streams times the packet size. It also keeps
+ * each process's string and function tables, fed by the process stream as
+ * the merge passes its definitions (a definition is never later than its
+ * first use; ties go to the process stream).
+ */
+#ifndef HT_MERGE_H
+#define HT_MERGE_H
+
+#include <stdint.h>
+
+#include "analysis/trace.h"
+
+struct ht_fn_info {
+	char *name;
+	char *args; /* "name:t,..." */
+};
+
+/* What the merge knows about one process. */
+struct ht_proc_info {
+	const struct ht_trace_process *tp;
+	int32_t pid, ppid;
+	char comm[64];
+	char **strings; /* strings[id - 1] */
+	uint32_t nstrings;
+	struct ht_fn_info *fns; /* indexed by function id */
+	uint32_t nfns;
+};
+
+/* One source stream of the merge. */
+struct ht_merge_stream {
+	struct ht_stream_reader r;
+	unsigned int proc; /* index into procs */
+	int is_process;	   /* the process stream */
+	int32_t vtid;	   /* thread streams: the thread; device streams: 0 */
+	uint32_t device;   /* device streams */
+	uint64_t queue;
+	uint64_t lost;	   /* events_discarded total so far */
+	struct ht_event ev; /* next event */
+	int done;
+};
+
+struct ht_merge {
+	struct ht_trace *trace;
+	struct ht_proc_info *procs;
+	unsigned int nprocs;
+	struct ht_merge_stream *streams;
+	unsigned int nstreams;
+	unsigned int *heap; /* stream indices, min-heap on (ts, order) */
+	unsigned int nheap;
+	uint64_t events;
+	struct ht_read_error err;
+	int failed;
+	struct ht_event cur; /* the event ht_merge_next returned last */
+	uint8_t *keep;	     /* its payload, when its packet buffer moved on */
+	size_t keep_cap;
+};
+
+/* A merged event: the event and where it came from. */
+struct ht_merged {
+	const struct ht_event *ev;
+	struct ht_merge_stream *stream;
+	struct ht_proc_info *proc;
+	unsigned int stream_index;
+};
+
+/* Return: 0, or < 0 with m->err filled. */
+int ht_merge_open(struct ht_merge *m, struct ht_trace *t);
+/*
+ * Return: 1 with *out (valid until the next call), 0 at the end, < 0 on a
+ * read error (m->err).
+ */
+int ht_merge_next(struct ht_merge *m, struct ht_merged *out);
+void ht_merge_close(struct ht_merge *m);
+
+/* Return: the string of id in a process (borrowed), or "?" when unknown. */
+const char *ht_proc_string(const struct ht_proc_info *p, uint32_t id);
+/* Return: the function name of id, or NULL. */
+const struct ht_fn_info *ht_proc_fn(const struct ht_proc_info *p, uint16_t id);
+
+#endif
