@@ -236,20 +236,63 @@ int ht_merge_next(struct ht_merge *m, struct ht_merged *out)
 	return 1;
 }
 
+int ht_proc_info_load(struct ht_proc_info *p, const struct ht_trace_process *tp,
+		      struct ht_read_error *err)
+{
+	struct ht_stream_reader r;
+	struct ht_event ev;
+	int rc;
+
+	memset(p, 0, sizeof *p);
+	p->tp = tp;
+	for (unsigned int i = 0; i < tp->nstreams; i++) {
+		if (strcmp(tp->streams[i].name, "process"))
+			continue;
+		rc = ht_stream_reader_open(&r, tp, "process", err);
+		if (rc)
+			return rc;
+		while ((rc = ht_stream_reader_next(&r, &ev, err)) > 0)
+			define(p, &ev);
+		ht_stream_reader_close(&r);
+		return rc < 0 ? rc : 0;
+	}
+	return 0;
+}
+
+void ht_proc_info_release(struct ht_proc_info *p)
+{
+	for (uint32_t j = 0; j < p->nstrings; j++)
+		free(p->strings[j]);
+	free(p->strings);
+	for (uint32_t j = 0; j < p->nfns; j++) {
+		free(p->fns[j].name);
+		free(p->fns[j].args);
+	}
+	free(p->fns);
+	memset(p, 0, sizeof *p);
+}
+
+int ht_fn_arg_index(const struct ht_fn_info *fn, const char *name)
+{
+	size_t n = strlen(name);
+	const char *a = fn ? fn->args : NULL;
+
+	for (int i = 0; a && *a; i++) {
+		if (!strncmp(a, name, n) && a[n] == ':')
+			return i;
+		a = strchr(a, ',');
+		if (a)
+			a++;
+	}
+	return -1;
+}
+
 void ht_merge_close(struct ht_merge *m)
 {
 	for (unsigned int i = 0; i < m->nstreams; i++)
 		ht_stream_reader_close(&m->streams[i].r);
-	for (unsigned int i = 0; i < m->nprocs; i++) {
-		for (uint32_t j = 0; j < m->procs[i].nstrings; j++)
-			free(m->procs[i].strings[j]);
-		free(m->procs[i].strings);
-		for (uint32_t j = 0; j < m->procs[i].nfns; j++) {
-			free(m->procs[i].fns[j].name);
-			free(m->procs[i].fns[j].args);
-		}
-		free(m->procs[i].fns);
-	}
+	for (unsigned int i = 0; i < m->nprocs; i++)
+		ht_proc_info_release(&m->procs[i]);
 	free(m->procs);
 	free(m->streams);
 	free(m->heap);

@@ -75,6 +75,17 @@ int ht_merge_open(struct ht_merge *m, struct ht_trace *t);
 int ht_merge_next(struct ht_merge *m, struct ht_merged *out);
 void ht_merge_close(struct ht_merge *m);
 
+/*
+ * Reads a process's definitions (strings, functions, process info) from its
+ * process stream. Return: 0, or < 0 with err filled.
+ */
+int ht_proc_info_load(struct ht_proc_info *p, const struct ht_trace_process *tp,
+		      struct ht_read_error *err);
+void ht_proc_info_release(struct ht_proc_info *p);
+
+/* Return: the index of argument `name` in function fn's args, or -1. */
+int ht_fn_arg_index(const struct ht_fn_info *fn, const char *name);
+
 /* Return: the string of id in a process (borrowed), or "?" when unknown. */
 const char *ht_proc_string(const struct ht_proc_info *p, uint32_t id);
 /* Return: the function name of id, or NULL. */

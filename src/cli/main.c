@@ -14,6 +14,7 @@ static const char usage[] =
 	"  record [-o DIR] [options] -- COMMAND [ARGS...]   trace a program and its children\n"
 	"  info DIR                                         processes, threads, events, losses\n"
 	"  check [--repair] DIR                             validate a trace; repair a torn one\n"
+	"  report DIR [--format text|csv|json]              where the time went, why the GPU idled\n"
 	"\n"
 	"Run 'hetrace <command> --help' for a command's options.\n";
 
@@ -70,6 +71,7 @@ int main(int argc, char **argv)
 		{"record", ht_cmd_record},
 		{"info", ht_cmd_info},
 		{"check", ht_cmd_check},
+		{"report", ht_cmd_report},
 	};
 
 	if (argc < 2) {

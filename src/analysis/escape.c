@@ -1,0 +1,134 @@
+/*
+ * String escaping for JSON, CSV and HTML output (see escape.h). Invalid
+ * UTF-8 bytes become U+FFFD so every output stays valid.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "analysis/escape.h"
+
+/* Return: the length of a valid UTF-8 sequence at s, or 0. */
+static int utf8_len(const unsigned char *s)
+{
+	int n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xE0) == 0xC0 && s[0] >= 0xC2)
+		n = 2;
+	else if ((s[0] & 0xF0) == 0xE0)
+		n = 3;
+	else if ((s[0] & 0xF8) == 0xF0 && s[0] <= 0xF4)
+		n = 4;
+	else
+		return 0;
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+	return n;
+}
+
+void ht_json_str(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	fputc('"', f);
+	while (*s) {
+		int n = utf8_len(s);
+
+		if (!n) {
+			fputs("\\ufffd", f);
+			s++;
+			continue;
+		}
+		if (n > 1) {
+			fwrite(s, 1, (size_t)n, f);
+			s += n;
+			continue;
+		}
+		switch (*s) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		case '<':
+		case '>':
+		case '&':
+			fprintf(f, "\\u%04x", *s);
+			break;
+		default:
+			if (*s < 0x20 || *s == 0x7f)
+				fprintf(f, "\\u%04x", *s);
+			else
+				fputc(*s, f);
+		}
+		s++;
+	}
+	fputc('"', f);
+}
+
+void ht_csv_str(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void ht_html_str(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	while (*s) {
+		int n = utf8_len(s);
+
+		if (!n) {
+			fputs("&#xfffd;", f);
+			s++;
+			continue;
+		}
+		if (n > 1) {
+			fwrite(s, 1, (size_t)n, f);
+			s += n;
+			continue;
+		}
+		switch (*s) {
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&#39;", f);
+			break;
+		default:
+			if (*s < 0x20 && *s != '\n' && *s != '\t')
+				fputc(' ', f);
+			else
+				fputc(*s, f);
+		}
+		s++;
+	}
+}

@@ -1,0 +1,94 @@
+/*
+ * The analyses behind `hetrace report`: where the time went on the CPU
+ * (API calls, annotated regions), on the devices (kernels, transfers, queue
+ * waits, utilisation, compute/transfer overlap) and why a device sat idle
+ * (GPU-idleness blame, seed 002 §5). Computed in three bounded passes:
+ *   A. device streams: clock-sync samples -> one map per device;
+ *   B. device streams: commands mapped to host time -> device tables and
+ *      busy intervals (16 bytes per command);
+ *   C. the merged trace: API/region tables per thread stacks, thread time,
+ *      and blame swept against each device's idle gaps.
+ */
+#ifndef HT_REPORT_H
+#define HT_REPORT_H
+
+#include <stdint.h>
+
+#include "analysis/clocksync.h"
+#include "analysis/stats.h"
+#include "analysis/trace.h"
+
+/* A named row: API function, region, kernel, blamed frame... */
+struct ht_row {
+	char *name;
+	struct ht_stats st;
+	uint64_t bytes;	      /* transfers */
+	struct ht_stats rate; /* transfers: MB/s per command */
+	uint64_t global[3], local[3];
+	uint64_t errors; /* API calls that returned an error; failed commands */
+	double value;	 /* blame: ns */
+};
+
+struct ht_table {
+	struct ht_row *rows;
+	unsigned int n, cap;
+};
+
+struct ht_queue_report {
+	int32_t pid;
+	uint32_t device;
+	uint64_t queue;
+	struct ht_stats host_wait;   /* SUBMIT - QUEUED */
+	struct ht_stats device_wait; /* START - SUBMIT */
+	struct ht_stats exec;	     /* END - START */
+	uint64_t failed;	     /* commands that did not complete */
+	uint64_t no_timestamps;
+};
+
+struct ht_interval {
+	uint64_t start, end;
+	uint8_t compute; /* 1 kernel, 0 transfer or other */
+};
+
+struct ht_device_report {
+	int32_t pid;
+	uint32_t device;
+	char name[128];
+	struct ht_clock_sync cs;
+	struct ht_clock_map map;
+	uint64_t commands;
+	uint64_t first, last; /* host time span of its commands */
+	uint64_t busy, compute_busy, transfer_busy, overlap;
+	uint64_t window_begin, window_end; /* the process's span: where idleness counts */
+	uint64_t idle, idle_blamed;	   /* idle time; idle while a CPU thread was active */
+	struct ht_interval *iv;
+	uint64_t niv, cap_iv;
+	uint64_t *gaps; /* idle gaps: [gaps[2i], gaps[2i+1]) */
+	uint64_t ngaps;
+	struct ht_table blame; /* frame -> idle ns attributed */
+	uint64_t window_checked; /* commands whose synced times were checked */
+	uint64_t window_outside; /* ... and fell outside [enqueue, completion seen] */
+};
+
+struct ht_report {
+	uint64_t events;
+	uint64_t first_ns, last_ns;
+	uint64_t lost;	  /* recorder discards + threads without a stream */
+	uint64_t lost_device_ts;
+	unsigned int processes, threads;
+	double thread_time; /* sum over threads of (last - first) */
+	struct ht_table api, regions, kernels, transfers;
+	struct ht_queue_report *queues;
+	unsigned int nqueues;
+	struct ht_device_report *devices;
+	unsigned int ndevices;
+};
+
+/* Return: 0, or < 0 with err filled. */
+int ht_report_compute(struct ht_trace *t, struct ht_report *r, struct ht_read_error *err);
+void ht_report_release(struct ht_report *r);
+
+/* Sorts a table by total time (or blame value), largest first. */
+void ht_table_sort(struct ht_table *t);
+
+#endif
