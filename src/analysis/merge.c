@@ -245,6 +245,7 @@ int ht_proc_info_load(struct ht_proc_info *p, const struct ht_trace_process *tp,
 
 	memset(p, 0, sizeof *p);
 	p->tp = tp;
+	p->pid = atoi(tp->name); /* "<pid>-<comm>", until process_info says */
 	for (unsigned int i = 0; i < tp->nstreams; i++) {
 		if (strcmp(tp->streams[i].name, "process"))
 			continue;
