@@ -155,6 +155,7 @@ int ht_merge_open(struct ht_merge *m, struct ht_trace *t)
 	m->nprocs = t->nprocs;
 	for (unsigned int i = 0; i < t->nprocs; i++) {
 		m->procs[i].tp = &t->procs[i];
+		m->procs[i].pid = atoi(t->procs[i].name); /* until process_info says */
 		for (unsigned int j = 0; j < t->procs[i].nstreams; j++) {
 			struct ht_merge_stream *s = &m->streams[k];
 			const char *name = t->procs[i].streams[j].name;
