@@ -197,10 +197,12 @@ int ht_merge_next(struct ht_merge *m, struct ht_merged *out)
 	out->stream = s;
 	out->proc = &m->procs[s->proc];
 	out->stream_index = i;
-	define(out->proc, &m->cur);
+	if (s->is_process)
+		define(out->proc, &m->cur);
 	rc = ht_event_iter_next(&s->r.it, &s->ev, &m->err);
 	if (rc > 0) {
-		sift_down(m, 0);
+		if (m->nheap > 1)
+			sift_down(m, 0);
 	} else if (rc < 0) {
 		snprintf(m->err.file, sizeof m->err.file, "%s", s->r.path);
 		m->failed = 1;

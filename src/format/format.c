@@ -130,17 +130,56 @@ size_t ht_format_field_size(enum ht_ftype t)
 	}
 }
 
-long ht_format_payload_size(const struct ht_event_class *ec, const uint8_t *p, size_t avail)
+/* Payload size of an event class with only fixed-size fields, else 0. */
+static size_t fixed_size(const struct ht_event_class *ec)
 {
-	size_t off = 0;
+	size_t n = 0;
 
 	for (unsigned int i = 0; i < ec->nfields; i++) {
+		size_t f = ht_format_field_size(ec->fields[i].type);
+
+		if (!f)
+			return 0;
+		n += f;
+	}
+	return n;
+}
+
+/*
+ * Fixed payload sizes of the classes in the tables above (0 = variable),
+ * computed once: most events skip the field walk.
+ */
+static size_t thread_fixed[N(thread_classes)], device_fixed[N(device_classes)];
+static int fixed_ready;
+
+static void compute_fixed(void)
+{
+	for (size_t i = 0; i < N(thread_classes); i++)
+		thread_fixed[i] = fixed_size(&thread_classes[i]);
+	for (size_t i = 0; i < N(device_classes); i++)
+		device_fixed[i] = fixed_size(&device_classes[i]);
+	__atomic_store_n(&fixed_ready, 1, __ATOMIC_RELEASE);
+}
+
+long ht_format_payload_size(const struct ht_event_class *ec, const uint8_t *p, size_t avail)
+{
+	size_t off = 0, fixed = 0;
+
+	if (!__atomic_load_n(&fixed_ready, __ATOMIC_ACQUIRE))
+		compute_fixed(); /* idempotent: a race computes the same values twice */
+	if (ec >= thread_classes && ec < thread_classes + N(thread_classes))
+		fixed = thread_fixed[ec - thread_classes];
+	else if (ec >= device_classes && ec < device_classes + N(device_classes))
+		fixed = device_fixed[ec - device_classes];
+	if (fixed)
+		return fixed <= avail ? (long)fixed : -1;
+	for (unsigned int i = 0; i < ec->nfields; i++) {
 		enum ht_ftype t = ec->fields[i].type;
-		size_t fixed = ht_format_field_size(t);
+		size_t fsz = ht_format_field_size(t);
 		const uint8_t *nul;
 
-		if (fixed) {
-			off += fixed;
+		if (fsz) {
+			off += fsz;
 		} else if (t == HT_T_STR) {
 			if (off >= avail)
 				return -1;
