@@ -173,8 +173,10 @@ int ht_clock_sync_solve(struct ht_clock_sync *cs, struct ht_clock_map *out)
 	if (!cs->have_origin)
 		return 0;
 	out->d0 = cs->d0;
-	qsort(cs->below, cs->nbelow, sizeof *cs->below, by_x);
-	qsort(cs->above, cs->nabove, sizeof *cs->above, by_x);
+	if (cs->nbelow)
+		qsort(cs->below, cs->nbelow, sizeof *cs->below, by_x);
+	if (cs->nabove)
+		qsort(cs->above, cs->nabove, sizeof *cs->above, by_x);
 	cs->nbelow = hull(cs->below, cs->nbelow, 1);
 	cs->nabove = hull(cs->above, cs->nabove, 0);
 	h.lo = cs->below;

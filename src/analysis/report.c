@@ -312,7 +312,8 @@ static int device_intervals(struct ht_device_report *d)
 	uint64_t cs = 0, ce = 0, n = 0;
 	int open = 0;
 
-	qsort(d->iv, d->niv, sizeof *d->iv, by_start);
+	if (d->niv)
+		qsort(d->iv, d->niv, sizeof *d->iv, by_start);
 	d->busy = union_length(d, 3);
 	d->compute_busy = union_length(d, 2);
 	d->transfer_busy = union_length(d, 1);

@@ -112,7 +112,8 @@ static int list_streams(struct ht_trace_process *p)
 			 de->d_name);
 	}
 	closedir(d);
-	qsort(p->streams, p->nstreams, sizeof *p->streams, cmp_names);
+	if (p->nstreams)
+		qsort(p->streams, p->nstreams, sizeof *p->streams, cmp_names);
 	return 0;
 }
 
