@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# OpenCL interposition cost (seed 000's Base / Preload / Trace methodology)
+# on PoCL's `basic` and `pthread` devices: clGetPlatformIDs, clGetDeviceInfo,
+# blocking clEnqueueReadBuffer of 4 B / 4 KiB / 1 MiB, kernel + clFinish.
+# Configurations are interleaved; each cell is the median over REPS runs
+# with the min-max range. Not pass/fail.
+#
+#   bench/opencl.sh BUILD_DIR        (REPS=7 SCALE=1 by default)
+set -euo pipefail
+build=$(cd "${1:-build}" && pwd)
+reps=${REPS:-7}
+scale=${SCALE:-1}
+bench=$build/bin/cl_bench
+lib=$build/lib
+if [ ! -x "$bench" ] || [ ! -f "$lib/libhetrace-opencl.so" ]; then
+	echo "opencl-bench: $bench or $lib/libhetrace-opencl.so not built (needs OpenCL headers)" >&2
+	exit 1
+fi
+work=$(mktemp -d "${TMPDIR:-/tmp}/ht-opencl-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+run() { # run CONFIG DEVICE REP
+	local out=$work/$1.$2.$3
+	case $1 in
+	base) POCL_DEVICES=$2 "$bench" "$scale" >"$out" ;;
+	preload) POCL_DEVICES=$2 LD_PRELOAD="$lib/libhetrace.so.0:$lib/libhetrace-opencl.so" \
+		"$bench" "$scale" >"$out" ;;
+	trace) POCL_DEVICES=$2 "$build/bin/hetrace" record -q -o "$work/tdir.$2.$3" -- \
+		"$bench" "$scale" >"$out"
+		rm -rf "$work/tdir.$2.$3" ;;
+	esac
+}
+
+for dev in basic pthread; do
+	POCL_DEVICES=$dev "$bench" 0.05 >/dev/null # warm PoCL's kernel cache
+	for r in $(seq 1 "$reps"); do
+		for c in base preload trace; do
+			run $c $dev "$r"
+		done
+	done
+done
+
+/usr/bin/env python3 - "$work" "$reps" <<'EOF'
+import statistics, sys, glob, os
+work, reps = sys.argv[1], int(sys.argv[2])
+tests = ["clGetPlatformIDs", "clGetDeviceInfo", "read_4B", "read_4KiB", "read_1MiB",
+         "kernel_finish"]
+med = {}
+for dev in ("basic", "pthread"):
+    print("\nPoCL device %s: ns per call, median [min-max] of %d runs" % (dev, reps))
+    print("%-18s %26s %26s %26s %10s %10s" % ("test", "base", "preload", "trace",
+                                              "preload-b", "trace-b"))
+    for t in tests:
+        row = {}
+        for c in ("base", "preload", "trace"):
+            vals = []
+            for f in glob.glob(os.path.join(work, "%s.%s.*" % (c, dev))):
+                for line in open(f):
+                    k, v = line.split()
+                    if k == t:
+                        vals.append(float(v))
+            row[c] = vals
+            med[(dev, t, c)] = statistics.median(vals)
+        cell = lambda v: "%9.1f [%7.1f-%7.1f]" % (statistics.median(v), min(v), max(v))
+        print("%-18s %26s %26s %26s %10.1f %10.1f" % (
+            t, cell(row["base"]), cell(row["preload"]), cell(row["trace"]),
+            med[(dev, t, "preload")] - med[(dev, t, "base")],
+            med[(dev, t, "trace")] - med[(dev, t, "base")]))
+d = lambda t, c, dev="basic": med[(dev, t, c)] - med[(dev, t, "base")]
+sync_pre = statistics.mean([d(t, "preload", dev) for dev in ("basic", "pthread")
+                            for t in ("clGetPlatformIDs", "clGetDeviceInfo")])
+sync_tr = statistics.mean([d(t, "trace", dev) for dev in ("basic", "pthread")
+                           for t in ("clGetPlatformIDs", "clGetDeviceInfo")])
+print("\nopencl-bench: preload_ns=%.1f trace_sync_ns=%.1f trace_read4k_ns=%.1f "
+      "trace_kernel_ns=%.1f" % (sync_pre, sync_tr, d("read_4KiB", "trace"),
+                                d("kernel_finish", "trace")))
+EOF

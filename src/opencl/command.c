@@ -1,0 +1,327 @@
+/*
+ * Enqueue bookkeeping: every successful clEnqueue* becomes one device_command
+ * on its queue's device stream, linked to the enqueue's api_end by a
+ * correlation id.
+ *
+ * The wrapper asks for an event when the app passed none (and releases it
+ * after collection), or takes one extra reference on the app's event (hidden
+ * from CL_EVENT_REFERENCE_COUNT). The event goes on its queue's pending
+ * list; nothing waits for the device. Finished events are collected later,
+ * on an app thread, where the app already synchronises or releases:
+ * after blocking enqueues, clFinish, clWaitForEvents, before releases and
+ * reference-count queries, when a queue has many pending events, and at
+ * exit. Collection reads the status and the four profiling timestamps,
+ * emits the command and two clock-sync pairs (host before the enqueue ≤
+ * device QUEUED; device END ≤ host when completion was seen), and releases
+ * our reference. Completion callbacks would run on the runtime's threads
+ * and, on PoCL, wake them per command; deferred collection costs the app
+ * only the queries, batched where it syncs anyway.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "opencl/interpose.h"
+
+#define POLL_PENDING 64	  /* a queue with this many pending events is polled on enqueue */
+#define CORR_BLOCK   1024 /* correlation ids a thread takes at once */
+
+static uint64_t corr_global = 1;
+static __thread uint64_t corr_next, corr_end;
+static int exit_hooked;
+
+static uint64_t next_corr(void)
+{
+	if (__builtin_expect(corr_next == corr_end, 0)) {
+		corr_next = __atomic_fetch_add(&corr_global, CORR_BLOCK, __ATOMIC_RELAXED);
+		corr_end = corr_next + CORR_BLOCK;
+	}
+	return corr_next++;
+}
+
+cl_event *ht_cl_cmd_begin(struct ht_cl_cmd *c, cl_command_queue q, cl_event *app_event, int inject)
+{
+	memset(c, 0, sizeof *c);
+	c->q = q;
+	c->corr = next_corr();
+	c->host_ns = ht_now_ns();
+	if (app_event)
+		return app_event;
+	return inject ? &c->ev : NULL;
+}
+
+void ht_cl_cmd_kernel(struct ht_cl_cmd *c, cl_kernel k, cl_uint work_dim, const size_t *global,
+		      const size_t *local)
+{
+	c->name = ht_cl_kernel_name(k);
+	for (unsigned int i = 0; i < 3; i++) {
+		if (i < work_dim) {
+			c->global[i] = global ? global[i] : 0;
+			c->local[i] = local ? local[i] : 0;
+		} else {
+			c->global[i] = 1;
+			c->local[i] = work_dim == 0 || local ? 1 : 0;
+		}
+	}
+}
+
+void ht_cl_cmd_native(struct ht_cl_cmd *c)
+{
+	c->name = ht_cl_str("<native kernel>");
+}
+
+uint64_t ht_cl_image_bytes(cl_mem image, const size_t *region)
+{
+	size_t elem = 0;
+
+	if (HT_CL_REAL(clGetImageInfo)(image, CL_IMAGE_ELEMENT_SIZE, sizeof elem, &elem, NULL) !=
+	    CL_SUCCESS)
+		return 0;
+	return elem * ht_cl_prod3(region);
+}
+
+static void at_exit(void)
+{
+	ht_cl_collect_final();
+}
+
+void ht_cl_cmd_end(struct ht_cl_cmd *c, cl_int code, cl_event *app_event, cl_bool blocking)
+{
+	struct ht_cl_queue *r;
+	struct ht_cl_pending *p;
+	cl_event ev;
+	unsigned int n;
+
+	if (code != CL_SUCCESS || !(ev = app_event ? *app_event : c->ev)) {
+		c->corr = 0; /* no command: nothing to link */
+		return;
+	}
+	r = ht_cl_queue_get(c->q);
+	if (!r) {
+		if (!app_event)
+			HT_CL_REAL(clReleaseEvent)(ev);
+		c->corr = 0;
+		return;
+	}
+	if (app_event)
+		HT_CL_REAL(clRetainEvent)(ev);
+	pthread_mutex_lock(&r->lock);
+	p = r->free;
+	if (p)
+		r->free = p->next;
+	pthread_mutex_unlock(&r->lock);
+	if (!p && !(p = malloc(sizeof *p))) {
+		HT_CL_REAL(clReleaseEvent)(ev);
+		ht_emit_lost(HT_LOST_DEVICE_RECORD, 1);
+		c->corr = 0;
+		return;
+	}
+	p->next = NULL;
+	p->ev = ev;
+	p->corr = c->corr;
+	p->host_ns = c->host_ns;
+	p->bytes = c->bytes;
+	p->name = c->name;
+	p->cmd = c->cmd;
+	p->kind = c->kind;
+	p->app_event = app_event != NULL;
+	memcpy(p->global, c->global, sizeof p->global);
+	memcpy(p->local, c->local, sizeof p->local);
+	pthread_mutex_lock(&r->lock);
+	if (r->tail)
+		r->tail->next = p;
+	else
+		r->head = p;
+	r->tail = p;
+	n = ++r->npending;
+	pthread_mutex_unlock(&r->lock);
+	if (!__atomic_load_n(&exit_hooked, __ATOMIC_RELAXED) &&
+	    !__atomic_exchange_n(&exit_hooked, 1, __ATOMIC_RELAXED))
+		atexit(at_exit); /* after the runtime's own: ours runs first */
+	if (blocking)
+		ht_cl_collect_rec(r, 0, r->out_of_order ? 0 : c->corr);
+	else if (n >= POLL_PENDING)
+		ht_cl_collect_rec(r, 0, 0);
+}
+
+static void emit(struct ht_cl_queue *r, struct ht_cl_pending *p, uint64_t seen_ns)
+{
+	struct ht_stream *s = ht_cl_queue_stream(r);
+	struct ht_device_command dc = {
+	    .corr = p->corr,
+	    .queue = (uintptr_t)r->q,
+	    .device = r->device_index,
+	    .kind = p->kind,
+	    .cmd = p->cmd,
+	    .status = p->status,
+	    .ts_domain = HT_DOM_DEVICE,
+	    .bytes = p->bytes,
+	    .name = p->name,
+	};
+	static const cl_profiling_info what[4] = {
+	    CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT, CL_PROFILING_COMMAND_START,
+	    CL_PROFILING_COMMAND_END};
+	cl_ulong ts[4] = {0, 0, 0, 0};
+	int have = 0;
+
+	if (!s)
+		return;
+	if (!dc.cmd) {
+		cl_command_type t = 0;
+
+		HT_CL_REAL(clGetEventInfo)(p->ev, CL_EVENT_COMMAND_TYPE, sizeof t, &t, NULL);
+		dc.cmd = t;
+	}
+	if (p->status == CL_COMPLETE && r->profiling) {
+		have = 1;
+		for (int i = 0; i < 4; i++)
+			if (HT_CL_REAL(clGetEventProfilingInfo)(p->ev, what[i], sizeof ts[i],
+								&ts[i], NULL) != CL_SUCCESS)
+				have = 0;
+		/* A status we inferred: ask the runtime what really happened. */
+		if (!have)
+			HT_CL_REAL(clGetEventInfo)
+			(p->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof dc.status, &dc.status,
+			 NULL);
+	}
+	dc.queued = ts[0];
+	dc.submit = ts[1];
+	dc.start = ts[2];
+	dc.end = ts[3];
+	memcpy(dc.global, p->global, sizeof dc.global);
+	memcpy(dc.local, p->local, sizeof dc.local);
+	ht_emit_device_command(s, &dc);
+	if (have) {
+		/* the enqueue began before QUEUED; completion was seen after END */
+		ht_emit_clock_bound(s, r->device_index, HT_PAIR_HOST_BEFORE, ts[0], p->host_ns);
+		ht_emit_clock_bound(s, r->device_index, HT_PAIR_HOST_AFTER, ts[3], seen_ns);
+	} else {
+		ht_emit_lost(HT_LOST_DEVICE_TIMESTAMP, 1);
+	}
+}
+
+void ht_cl_collect_rec(struct ht_cl_queue *r, int final, uint64_t upto)
+{
+	struct ht_cl_pending *list, *p, *next, *keep = NULL, **keep_tail = &keep, *done = NULL;
+	struct ht_cl_pending *done_tail = NULL, *keep_last = NULL;
+	unsigned int nkeep = 0;
+	int blocked = 0;
+	uint64_t seen_ns;
+
+	pthread_mutex_lock(&r->lock);
+	list = r->head;
+	r->head = r->tail = NULL;
+	r->npending = 0;
+	pthread_mutex_unlock(&r->lock);
+	if (!list)
+		return;
+	/*
+	 * Statuses first, then one host time: it is after every completion we saw.
+	 * `upto` (a correlation id) ends a run of commands a blocking call on an
+	 * in-order queue has just waited for: they are complete without asking
+	 * (saves a query each). Another collector may have taken it already.
+	 */
+	for (p = list; p && p->corr != upto; p = p->next)
+		;
+	if (!p)
+		upto = 0;
+	for (p = list; p; p = p->next) {
+		if (upto) {
+			p->status = CL_COMPLETE;
+			if (p->corr == upto)
+				upto = 0;
+			continue;
+		}
+		if (blocked && !final) {
+			p->status = CL_QUEUED;
+			continue;
+		}
+		if (HT_CL_REAL(clGetEventInfo)(p->ev, CL_EVENT_COMMAND_EXECUTION_STATUS,
+					       sizeof p->status, &p->status, NULL) != CL_SUCCESS)
+			p->status = CL_INVALID_EVENT;
+		/* In order: nothing after an unfinished command has finished. */
+		if (p->status > CL_COMPLETE && !r->out_of_order)
+			blocked = 1;
+	}
+	seen_ns = ht_now_ns();
+	for (p = list; p; p = next) {
+		next = p->next;
+		p->next = NULL;
+		if (p->status > CL_COMPLETE && !final) {
+			*keep_tail = p;
+			keep_tail = &p->next;
+			keep_last = p;
+			nkeep++;
+			continue;
+		}
+		emit(r, p, seen_ns);
+		HT_CL_REAL(clReleaseEvent)(p->ev);
+		if (done_tail)
+			done_tail->next = p;
+		else
+			done = p;
+		done_tail = p;
+	}
+	pthread_mutex_lock(&r->lock);
+	if (keep) {
+		/* Older than anything enqueued meanwhile: back to the front. */
+		*keep_tail = r->head;
+		if (!r->head)
+			r->tail = keep_last;
+		r->head = keep;
+		r->npending += nkeep;
+	}
+	if (done) {
+		done_tail->next = r->free;
+		r->free = done;
+	}
+	pthread_mutex_unlock(&r->lock);
+}
+
+void ht_cl_collect_queue(cl_command_queue q)
+{
+	struct ht_cl_queue *r = ht_cl_map_get(&ht_cl_queues, q);
+
+	if (r)
+		ht_cl_collect_rec(r, 0, 0);
+}
+
+void ht_cl_collect_all(void)
+{
+	for (struct ht_cl_queue *r = ht_cl_queue_first(); r; r = r->all_next)
+		if (__atomic_load_n(&r->head, __ATOMIC_RELAXED))
+			ht_cl_collect_rec(r, 0, 0);
+}
+
+void ht_cl_collect_final(void)
+{
+	for (struct ht_cl_queue *r = ht_cl_queue_first(); r; r = r->all_next)
+		ht_cl_collect_rec(r, 1, 0);
+}
+
+/* Return: how many references we hold on the app's event e. */
+static cl_uint held_refs(cl_event e)
+{
+	cl_uint n = 0;
+
+	for (struct ht_cl_queue *r = ht_cl_queue_first(); r; r = r->all_next) {
+		pthread_mutex_lock(&r->lock);
+		for (struct ht_cl_pending *p = r->head; p; p = p->next)
+			n += p->ev == e && p->app_event;
+		pthread_mutex_unlock(&r->lock);
+	}
+	return n;
+}
+
+cl_int ht_cl_event_get_info(cl_event e, cl_event_info name, size_t size, void *value,
+			    size_t *size_ret)
+{
+	cl_int ret;
+
+	if (name != CL_EVENT_REFERENCE_COUNT || !ht_cl_queue_first())
+		return HT_CL_REAL(clGetEventInfo)(e, name, size, value, size_ret);
+	ht_cl_collect_all();
+	ret = HT_CL_REAL(clGetEventInfo)(e, name, size, value, size_ret);
+	if (ret == CL_SUCCESS && value && size >= sizeof(cl_uint))
+		*(cl_uint *)value -= held_refs(e);
+	return ret;
+}

@@ -1,0 +1,224 @@
+#!/usr/bin/python3
+"""Checks an OpenCL trace recorded by hetrace, through babeltrace2's Python
+bindings (so every check also proves babeltrace2 reads the trace).
+
+Always checked:
+  - `babeltrace2 DIR` exits 0 and prints nothing on stderr;
+  - api_begin/api_end pair up per thread (same function, properly nested);
+  - every device_command has a correlation id that exactly one api_end
+    carries in its `corr` argument, and every api_end with corr != 0 has
+    exactly one device_command;
+  - every completed command (status 0) has 0 < QUEUED <= SUBMIT <= START <= END;
+  - a command's bytes equal its enqueue's `bytes` argument, and for
+    clEnqueue{Read,Write,Fill,Copy}Buffer and Map/SVM calls its `size` argument;
+  - clock_pair events bound device time as promised (pairs come per command:
+    host before QUEUED, then END before host).
+
+Expectations (each may repeat):
+  --count FN=N        exactly N calls of FN
+  --min-count FN=N    at least N calls of FN
+  --commands N        exactly N device commands
+  --kind KIND=N       exactly N device commands of that kind (kernel, copy_h2d...)
+  --failed N          exactly N device commands with a negative status
+  --sequence A,B,...  the calls of the first thread, in order, are exactly these
+  --kernel NAME=N     exactly N kernel commands named NAME
+  --threads N         api calls on exactly N threads
+  --untraced FN       no call of FN in the trace
+Prints a summary; exits 1 with a message on the first failed check.
+"""
+
+import argparse
+import collections
+import subprocess
+import sys
+
+import bt2
+
+SIZE_IS_BYTES = {"clEnqueueReadBuffer", "clEnqueueWriteBuffer", "clEnqueueCopyBuffer",
+                 "clEnqueueFillBuffer", "clEnqueueMapBuffer", "clEnqueueSVMMemcpy",
+                 "clEnqueueSVMMemFill", "clEnqueueSVMMap"}
+
+
+def fail(msg):
+    print("check_trace: FAIL: " + msg)
+    sys.exit(1)
+
+
+def pairs(spec_list):
+    out = {}
+    for s in spec_list or []:
+        k, _, v = s.rpartition("=")
+        out[k] = int(v)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("trace")
+    ap.add_argument("--count", action="append")
+    ap.add_argument("--min-count", action="append")
+    ap.add_argument("--commands", type=int)
+    ap.add_argument("--kind", action="append")
+    ap.add_argument("--failed", type=int)
+    ap.add_argument("--sequence")
+    ap.add_argument("--kernel", action="append")
+    ap.add_argument("--threads", type=int)
+    ap.add_argument("--untraced", action="append")
+    a = ap.parse_args()
+
+    r = subprocess.run(["babeltrace2", a.trace], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0 or r.stderr.strip():
+        fail("babeltrace2 rc=%d stderr=%r" % (r.returncode, r.stderr[:500]))
+
+    strings = {}
+    calls = collections.Counter()
+    per_thread = collections.OrderedDict()
+    stacks = collections.defaultdict(list)
+    ends_by_corr = collections.defaultdict(list)
+    commands = []
+    pairs_by_stream = collections.defaultdict(list)
+    for m in bt2.TraceCollectionMessageIterator(a.trace):
+        if type(m) is not bt2._EventMessageConst:
+            continue
+        e = m.event
+        p = e.payload_field
+        ctx = e.packet.context_field
+        if e.name == "hetrace:string_def":
+            strings[int(p["id"])] = str(p["value"])
+        elif e.name == "hetrace:api_begin":
+            tid = int(ctx["vtid"])
+            stacks[tid].append(p["fn"].labels[0])
+        elif e.name == "hetrace:api_end":
+            tid = int(ctx["vtid"])
+            fn = p["fn"].labels[0]
+            if not stacks[tid] or stacks[tid][-1] != fn:
+                fail("thread %d: api_end %s without its api_begin (open: %s)"
+                     % (tid, fn, stacks[tid][-3:]))
+            stacks[tid].pop()
+            args = dict(p["args"].selected_option) if int(p["nargs"]) else {}
+            args = {k: int(v) for k, v in args.items()}
+            calls[fn] += 1
+            per_thread.setdefault(tid, []).append(fn)
+            if args.get("corr"):
+                ends_by_corr[args["corr"]].append((fn, int(p["ret"]), args))
+        elif e.name == "hetrace:device_command":
+            c = {k: p[k] for k in p.keys()}
+            c = {k: (list(map(int, v)) if k in ("global", "local") else
+                     (v.labels[0] if k in ("kind", "ts_domain") else int(v)))
+                 for k, v in c.items()}
+            commands.append(c)
+            pairs_by_stream[int(ctx["queue"])].append(("cmd", c))
+        elif e.name == "hetrace:clock_pair":
+            pairs_by_stream[int(ctx["queue"])].append(("pair", int(p["device_ts"]),
+                                                       int(p["host_ns"]),
+                                                       p["kind"].labels[0]))
+    for tid, st in stacks.items():
+        if st:
+            fail("thread %d: api_begin without api_end: %s" % (tid, st))
+
+    # correlation
+    seen = collections.Counter(c["corr"] for c in commands)
+    for c in commands:
+        if c["corr"] == 0:
+            fail("device command without correlation id: %r" % c)
+        if len(ends_by_corr.get(c["corr"], [])) != 1:
+            fail("corr %d: %d enqueue calls" % (c["corr"], len(ends_by_corr.get(c["corr"], []))))
+        if seen[c["corr"]] != 1:
+            fail("corr %d: %d device commands" % (c["corr"], seen[c["corr"]]))
+    for corr, ends in ends_by_corr.items():
+        if len(ends) != 1:
+            fail("corr %d carried by %d calls" % (corr, len(ends)))
+        if seen[corr] != 1:
+            fail("%s (corr %d) has %d device commands" % (ends[0][0], corr, seen[corr]))
+        if ends[0][1] != 0:
+            fail("%s failed (%d) but has corr %d" % (ends[0][0], ends[0][1], corr))
+
+    # timestamps and bytes
+    completed = failed = 0
+    for c in commands:
+        fn, _, args = ends_by_corr[c["corr"]][0]
+        if c["status"] == 0:
+            completed += 1
+            if not (0 < c["queued"] <= c["submit"] <= c["start"] <= c["end"]):
+                fail("%s corr %d: timestamps out of order: %d %d %d %d" % (
+                    fn, c["corr"], c["queued"], c["submit"], c["start"], c["end"]))
+        elif c["status"] < 0:
+            failed += 1
+        if "bytes" in args and c["bytes"] != args["bytes"]:
+            fail("%s corr %d: command bytes %d, call bytes %d" % (fn, c["corr"], c["bytes"],
+                                                                  args["bytes"]))
+        if fn in SIZE_IS_BYTES and c["bytes"] != args.get("size"):
+            fail("%s corr %d: bytes %d != size %s" % (fn, c["corr"], c["bytes"],
+                                                      args.get("size")))
+
+    # clock pairs: after each completed command come (QUEUED, host before) and (END, host after)
+    npairs = 0
+    for q, evs in pairs_by_stream.items():
+        for i, ev in enumerate(evs):
+            if ev[0] != "cmd" or ev[1]["status"] != 0:
+                continue
+            c = ev[1]
+            p1 = evs[i + 1] if i + 1 < len(evs) else None
+            p2 = evs[i + 2] if i + 2 < len(evs) else None
+            if not p1 or not p2 or p1[0] != "pair" or p2[0] != "pair":
+                fail("corr %d: clock pairs missing" % c["corr"])
+            if p1[1] != c["queued"] or p2[1] != c["end"]:
+                fail("corr %d: clock pairs do not match QUEUED/END" % c["corr"])
+            if p1[3] != "host_before" or p2[3] != "host_after":
+                fail("corr %d: clock pair kinds %s, %s" % (c["corr"], p1[3], p2[3]))
+            npairs += 2
+    # host bounds: the offset device->host must fit between the two kinds of pairs
+    lo, hi = -(1 << 63), 1 << 63
+    for q, evs in pairs_by_stream.items():
+        for i, ev in enumerate(evs):
+            if ev[0] == "cmd" and ev[1]["status"] == 0:
+                (_, dq, hb, _), (_, de, ha, _) = evs[i + 1], evs[i + 2]
+                lo = max(lo, hb - dq)   # host_before <= queued + off
+                hi = min(hi, ha - de)   # end + off <= host_after
+    if npairs and lo > hi:
+        fail("clock pairs inconsistent: offset must be >= %d and <= %d" % (lo, hi))
+
+    kinds = collections.Counter(c["kind"] for c in commands)
+    knames = collections.Counter(strings.get(c["name"], "") for c in commands
+                                 if c["kind"] == "kernel")
+    print("calls: %d on %d threads, %d functions" % (sum(calls.values()), len(per_thread),
+                                                      len(calls)))
+    print("device commands: %d (%d completed, %d failed), kinds: %s" % (
+        len(commands), completed, failed, ", ".join("%s=%d" % kv for kv in sorted(kinds.items()))))
+    if npairs:
+        print("clock pairs: %d; device->host offset in [%d, %d] ns" % (npairs, lo, hi))
+
+    for fn, n in pairs(a.count).items():
+        if calls[fn] != n:
+            fail("%s: %d calls, expected %d" % (fn, calls[fn], n))
+    for fn, n in pairs(a.min_count).items():
+        if calls[fn] < n:
+            fail("%s: %d calls, expected at least %d" % (fn, calls[fn], n))
+    if a.commands is not None and len(commands) != a.commands:
+        fail("%d device commands, expected %d" % (len(commands), a.commands))
+    for k, n in pairs(a.kind).items():
+        if kinds[k] != n:
+            fail("%d %s commands, expected %d" % (kinds[k], k, n))
+    for k, n in pairs(a.kernel).items():
+        if knames[k] != n:
+            fail("%d commands of kernel %s, expected %d (have %s)" % (knames[k], k, n,
+                                                                       dict(knames)))
+    if a.failed is not None and failed != a.failed:
+        fail("%d failed commands, expected %d" % (failed, a.failed))
+    if a.sequence is not None:
+        first = next(iter(per_thread.values()), [])
+        want = a.sequence.split(",")
+        if first != want:
+            fail("call sequence differs:\n  got  %s\n  want %s" % (",".join(first),
+                                                                   ",".join(want)))
+    if a.threads is not None and len(per_thread) != a.threads:
+        fail("calls on %d threads, expected %d" % (len(per_thread), a.threads))
+    for fn in a.untraced or []:
+        if calls[fn]:
+            fail("%s traced %d times" % (fn, calls[fn]))
+    print("check_trace: ok")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,27 @@
+#!/usr/bin/python3
+"""A pyopencl client (Debian python3-pyopencl): builds a kernel, copies two
+arrays in, runs it twice, reads the result back and checks it."""
+import numpy as np
+import pyopencl as cl
+
+ctx = cl.create_some_context(interactive=False)
+queue = cl.CommandQueue(ctx)
+a = np.arange(4096, dtype=np.float32)
+b = np.full(4096, 2.0, dtype=np.float32)
+mf = cl.mem_flags
+da = cl.Buffer(ctx, mf.READ_ONLY, a.nbytes)
+db = cl.Buffer(ctx, mf.READ_ONLY, b.nbytes)
+dc = cl.Buffer(ctx, mf.WRITE_ONLY, a.nbytes)
+cl.enqueue_copy(queue, da, a)
+cl.enqueue_copy(queue, db, b)
+prg = cl.Program(ctx, """
+__kernel void axpb(__global const float *a, __global const float *b, __global float *c)
+{ int i = get_global_id(0); c[i] = a[i] * b[i] + 1.0f; }
+""").build()
+k = prg.axpb
+k(queue, a.shape, None, da, db, dc)
+k(queue, a.shape, None, da, db, dc)
+out = np.empty_like(a)
+cl.enqueue_copy(queue, out, dc)
+queue.finish()
+print("pyopencl: %s" % ("ok" if np.allclose(out, a * b + 1.0) else "FAILED"))

@@ -1,0 +1,42 @@
+# Clock sync and the report on real PoCL traces: the device->host map agrees
+# with an independent measurement of PoCL's clock (CLOCK_MONOTONIC_RAW), every
+# command's synced [START, END] lies inside its host window, the tables count
+# exactly what the program did, and the GPU-idleness blame names the CPU work.
+. "$(dirname "$0")/../integration/lib.sh"
+N=12
+for dev in basic pthread; do
+	POCL_DEVICES=$dev "$HT" record -q -o t-$dev -- "$BUILD/bin/cl_loop" $N >out.txt ||
+		fail "$dev: record failed"
+	"$HT" report t-$dev --format json >r-$dev.json || fail "$dev: report failed"
+	/usr/bin/python3 - r-$dev.json $N $dev <<'PY' || fail "$dev: report checks"
+import json, sys, time
+r = json.load(open(sys.argv[1])); n = int(sys.argv[2]); dev = sys.argv[3]
+def fail(msg):
+    print(f"{dev}: {msg}"); sys.exit(1)
+k = {x["name"]: x for x in r["kernels"]}
+t = {x["name"]: x for x in r["transfers"]}
+if k.get("scale", {}).get("count") != n: fail(f"kernels: {r['kernels']}")
+if t.get("copy_h2d", {}).get("count") != 2 * n: fail(f"h2d: {t}")
+if t["copy_h2d"]["bytes"] != 2 * n * 65536 * 4: fail(f"h2d bytes {t['copy_h2d']['bytes']}")
+if t.get("copy_d2h", {}).get("bytes") != n * 65536 * 4: fail(f"d2h: {t}")
+regions = {x["name"]: x for x in r["regions"]}
+if regions.get("cpu_work", {}).get("count") != n: fail(f"regions {regions}")
+d = r["devices"][0]; s = d["sync"]
+if s["quality"] != "ok": fail(f"sync {s}")
+if s["window_outside"] != 0 or s["window_checked"] != 8 * n: fail(f"windows {s}")
+if not s["bound_ns"] < 5e6: fail(f"bound {s['bound_ns']}")
+# PoCL's device clock is CLOCK_MONOTONIC_RAW: the map's offset is RAW's lead over MONOTONIC
+raw = time.clock_gettime_ns(time.CLOCK_MONOTONIC_RAW); mono = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+expect = mono - raw
+if abs(s["offset_ns"] - expect) > 2e6: fail(f"offset {s['offset_ns']} vs CLOCK_MONOTONIC - RAW {expect}")
+if d["commands"] != 4 * n: fail(f"commands {d['commands']}")
+if d["busy_ns"] <= 0 or d["idle_ns"] <= 0: fail(f"busy/idle {d}")
+# the queue is empty during cpu_work (a blocking read precedes it): all of that
+# region's time is device idleness blamed on it
+blame = {b["in"]: b["idle_ns"] for b in d["blame"]}
+cw = regions["cpu_work"]["total_ns"]
+if abs(blame.get("region cpu_work", 0) - cw) > 0.01 * cw:
+    fail(f"blame on cpu_work {blame.get('region cpu_work')} vs its time {cw}")
+PY
+done
+echo "ok"
