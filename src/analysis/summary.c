@@ -24,6 +24,21 @@ static struct ht_thread_summary *thread_slot(struct ht_proc_summary *s, int32_t 
 	return &s->threads[s->nthreads++];
 }
 
+static struct ht_device_summary *device_slot(struct ht_proc_summary *s, uint32_t dev)
+{
+	for (unsigned int i = 0; i < s->ndevices; i++)
+		if (s->devices[i].device == dev)
+			return &s->devices[i];
+	void *n = realloc(s->devices, (s->ndevices + 1) * sizeof *s->devices);
+
+	if (!n)
+		return NULL;
+	s->devices = n;
+	memset(&s->devices[s->ndevices], 0, sizeof *s->devices);
+	s->devices[s->ndevices].device = dev;
+	return &s->devices[s->ndevices++];
+}
+
 static void copy_str(char *dst, size_t cap, const uint8_t *p)
 {
 	snprintf(dst, cap, "%s", (const char *)p);
@@ -42,7 +57,14 @@ static void take_event(struct ht_proc_summary *s, struct ht_thread_summary *th,
 	if (ev->ts > s->last_ns)
 		s->last_ns = ev->ts;
 	if (ev->sc == HT_SC_DEVICE) {
+		struct ht_device_summary *d;
+
 		s->events_device[ev->id]++;
+		if (ev->id == HT_EV_CLOCK_PAIR && (d = device_slot(s, ht_le32(p))))
+			ht_clock_sync_add(&d->cs, (enum ht_pair_kind)p[4], ht_le64(p + 5),
+					  ht_le64(p + 13));
+		else if (ev->id == HT_EV_DEVICE_COMMAND && (d = device_slot(s, ht_le32(p + 16))))
+			d->commands++;
 		return;
 	}
 	s->events_thread[ev->id]++;
@@ -67,6 +89,13 @@ static void take_event(struct ht_proc_summary *s, struct ht_thread_summary *th,
 	case HT_EV_CLOCK_ANCHOR:
 		s->have_exit |= p[0] == HT_ANCHOR_EXIT;
 		break;
+	case HT_EV_DEVICE_INFO: {
+		struct ht_device_summary *d = device_slot(s, ht_le32(p));
+
+		if (d)
+			copy_str(d->name, sizeof d->name, p + 5);
+		break;
+	}
 	}
 }
 
@@ -112,6 +141,9 @@ int ht_summary_process(const struct ht_trace_process *p, struct ht_proc_summary 
 		if (rc < 0)
 			return rc;
 	}
+	for (unsigned int i = 0; i < s->ndevices; i++)
+		if (ht_clock_sync_solve(&s->devices[i].cs, &s->devices[i].map))
+			return -ENOMEM;
 	return 0;
 }
 
@@ -119,4 +151,9 @@ void ht_summary_release(struct ht_proc_summary *s)
 {
 	free(s->threads);
 	s->threads = NULL;
+	for (unsigned int i = 0; i < s->ndevices; i++)
+		ht_clock_sync_release(&s->devices[i].cs);
+	free(s->devices);
+	s->devices = NULL;
+	s->ndevices = 0;
 }

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "analysis/clocksync.h"
 #include "analysis/trace.h"
 
 struct ht_thread_summary {
@@ -15,6 +16,14 @@ struct ht_thread_summary {
 	char name[64];
 	uint64_t events;
 	uint64_t discarded;
+};
+
+struct ht_device_summary {
+	uint32_t device;
+	char name[128];
+	uint64_t commands;
+	struct ht_clock_sync cs;
+	struct ht_clock_map map; /* solved by ht_summary_process */
 };
 
 struct ht_proc_summary {
@@ -35,6 +44,8 @@ struct ht_proc_summary {
 	unsigned int nthreads;
 	int have_exit;
 	uint64_t bytes;
+	struct ht_device_summary *devices;
+	unsigned int ndevices;
 };
 
 /* Return: 0, or < 0 with err filled (the summary is then partial). */

@@ -4,6 +4,7 @@
  * clock and exit status from the index.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,22 @@ static void print_process(const struct ht_trace_process *p, const struct ht_proc
 		printf(", %llu OS records", (unsigned long long)s->lost[HT_LOST_OS_RECORD]);
 	printf("\n  size        %.1f KiB, %llu strings\n", (double)s->bytes / 1024,
 	       (unsigned long long)s->strings);
+	for (unsigned int i = 0; i < s->ndevices; i++) {
+		const struct ht_device_summary *d = &s->devices[i];
+		static const char *const q[] = {"no samples", "one-sided", "ok", "inconsistent"};
+		char off[32], bound[32];
+
+		ht_fmt_duration(off, sizeof off, fabs(ht_clock_map_offset_ns(&d->map)));
+		if (isnan(d->map.bound_ns))
+			snprintf(bound, sizeof bound, "unknown");
+		else
+			ht_fmt_duration(bound, sizeof bound, d->map.bound_ns);
+		printf("  device %-4u %s: %llu commands; clock %s: offset %s%s, drift %+.2f ppm, "
+		       "bound +-%s (%llu samples)\n",
+		       d->device, d->name[0] ? d->name : "?", (unsigned long long)d->commands,
+		       q[d->map.quality], ht_clock_map_offset_ns(&d->map) < 0 ? "-" : "+", off,
+		       ht_clock_map_drift_ppm(&d->map), bound, (unsigned long long)d->map.samples);
+	}
 	if (!s->have_exit)
 		printf("  note        no exit record: the process crashed, was killed, or "
 		       "called _exit()\n");
