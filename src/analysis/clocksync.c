@@ -111,6 +111,12 @@ static double ceil_at(const struct hulls *h, double a)
 
 /* Violations below this are rounding, not contradictions (ns). */
 #define SLACK 0.5
+/*
+ * Slopes considered: real oscillators drift by well under 1000 ppm. Without
+ * this limit a handful of loose bounds admit absurd slopes (0.5, 2).
+ */
+#define SLOPE_MIN (1 - 1e-3)
+#define SLOPE_MAX (1 + 1e-3)
 
 /* The room between the bounds for slope a: concave in a. */
 static double gap(const struct hulls *h, double a)
@@ -122,7 +128,7 @@ static double gap(const struct hulls *h, double a)
 static double best_slope(const struct hulls *h)
 {
 	const double g = 0.6180339887498949;
-	double lo = 0.5, hi = 2.0;
+	double lo = SLOPE_MIN, hi = SLOPE_MAX;
 	double c = hi - g * (hi - lo), d = lo + g * (hi - lo);
 	double fc = gap(h, c), fd = gap(h, d);
 
@@ -191,14 +197,33 @@ int ht_clock_sync_solve(struct ht_clock_sync *cs, struct ht_clock_map *out)
 		return 0;
 	}
 	a = best_slope(&h);
-	b = (floor_at(&h, a) + ceil_at(&h, a)) / 2;
-	out->slope = a;
-	out->h_at_d0 = (double)cs->h0 + b;
 	if (gap(&h, a) < -SLACK) {
+		/* no line fits every bound: the least-violating one */
+		b = (floor_at(&h, a) + ceil_at(&h, a)) / 2;
+		out->slope = a;
+		out->h_at_d0 = (double)cs->h0 + b;
 		out->quality = HT_SYNC_INCONSISTENT;
 		out->bound_ns = -gap(&h, a) / 2;
 		return 0;
 	}
+	/*
+	 * The middle of the feasible slope range, and the middle of the feasible
+	 * intercepts for it: the line that bisects the feasible region. Sparse
+	 * samples leave the range wide and centred on no drift; dense ones pin it.
+	 */
+	amin = slope_edge(&h, a, SLOPE_MIN);
+	amax = slope_edge(&h, a, SLOPE_MAX);
+	a = (amin + amax) / 2;
+	if (amax - amin > 2e-4)
+		/* too few or too close samples to tell a drift: assume none if allowed */
+		a = 1 < amin ? amin : 1 > amax ? amax : 1;
+	out->slope_min = amin;
+	out->slope_max = amax;
+	if (gap(&h, a) < -SLACK)
+		a = best_slope(&h); /* cannot happen for a convex region; be safe */
+	b = (floor_at(&h, a) + ceil_at(&h, a)) / 2;
+	out->slope = a;
+	out->h_at_d0 = (double)cs->h0 + b;
 	out->quality = HT_SYNC_OK;
 	/*
 	 * Any feasible line (slope s, intercept within [floor(s), ceil(s)]) can
@@ -206,8 +231,6 @@ int ht_clock_sync_solve(struct ht_clock_sync *cs, struct ht_clock_map *out)
 	 * extremes lie at hull breakpoints; a fine grid of slopes across the
 	 * feasible range finds them to within a small fraction of the bound.
 	 */
-	amin = slope_edge(&h, a, 0.5);
-	amax = slope_edge(&h, a, 2.0);
 	for (int i = 0; i <= 256; i++) {
 		double s = amin + (amax - amin) * i / 256.0;
 		double f = floor_at(&h, s), c = ceil_at(&h, s);

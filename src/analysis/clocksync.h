@@ -44,6 +44,7 @@ struct ht_clock_map {
 	uint64_t d0;
 	double h_at_d0; /* host time (ns) of device time d0 */
 	double slope;
+	double slope_min, slope_max; /* the slopes the samples allow (OK only) */
 	double bound_ns; /* error bound; the violation when INCONSISTENT */
 	uint64_t samples;
 };

@@ -34,7 +34,7 @@ eq("exec mean", q["exec"]["mean_ns"], 2500.0)
 d = r["devices"][0]
 eq("sync quality", d["sync"]["quality"], "ok")
 eq("offset", round(d["sync"]["offset_ns"]), 1000000)
-eq("drift", round(d["sync"]["drift_ppm"], 3), 0.0)
+eq("drift below 1 ppm", abs(d["sync"]["drift_ppm"]) < 1, True)
 eq("windows checked", d["sync"]["window_checked"], 2)
 eq("windows outside", d["sync"]["window_outside"], 0)
 eq("busy", d["busy_ns"], 5000); eq("compute", d["compute_ns"], 4000)
