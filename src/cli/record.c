@@ -40,6 +40,7 @@ static const char usage[] =
 	"      --buffer SIZE     sub-buffer (packet) size, a power of two from 16K to 16M\n"
 	"                        (default 64K)\n"
 	"      --clock CLOCK     tsc (default where invariant) or monotonic\n"
+
 	"  -q, --quiet           no summary line\n";
 
 static const char *const known_apis[] = {"opencl", "cuda", "nvtx", "xpti", NULL};
@@ -314,6 +315,24 @@ static void set_xpti(const char *libdir, const char *api)
 	setenv("XPTI_SUBSCRIBERS", list, 1);
 }
 
+/*
+ * CUDA: the driver loads CUDA_INJECTION64_PATH (CUPTI callbacks and
+ * activities) and NVTX loads NVTX_INJECTION64_PATH, both our one library.
+ * A path the user set already is kept (one CUPTI subscriber per process).
+ */
+static void set_cuda(const char *libdir, const char *api)
+{
+	char lib[PATH_MAX + 64];
+
+	snprintf(lib, sizeof lib, "%s/libhetrace-cuda.so", libdir);
+	if (access(lib, R_OK))
+		return;
+	if (api_enabled(api, "cuda"))
+		setenv("CUDA_INJECTION64_PATH", lib, 0);
+	if (api_enabled(api, "nvtx") || api_enabled(api, "cuda"))
+		setenv("NVTX_INJECTION64_PATH", lib, 0);
+}
+
 static int finalize(const char *dir, double hz, int quiet)
 {
 	struct ht_trace *t;
@@ -390,6 +409,7 @@ int ht_cmd_record(int argc, char **argv)
 		case 'q':
 			quiet = 1;
 			break;
+
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -475,6 +495,7 @@ int ht_cmd_record(int argc, char **argv)
 	if (api)
 		setenv("HETRACE_API", api, 1);
 	set_xpti(libdir, api);
+	set_cuda(libdir, api);
 
 	if (pipe2(pipefd, O_CLOEXEC)) {
 		close(dfd);

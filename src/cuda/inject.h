@@ -1,0 +1,36 @@
+/*
+ * State shared by the parts of the CUDA injection library: the CUPTI
+ * functions, the translator, and whether collection is on in this process.
+ */
+#ifndef HT_CUDA_INJECT_H
+#define HT_CUDA_INJECT_H
+
+#include <cupti.h>
+
+#include "cuda/cupti_lib.h"
+#include "cuda/translate.h"
+
+struct ht_cuda_state {
+	struct ht_cupti cupti;
+	struct ht_cuda_xlate *xlate;
+	CUpti_SubscriberHandle sub;
+	int active; /* CUPTI collects for this process (cleared in a forked child) */
+	int used;   /* an API callback has been seen */
+};
+
+extern struct ht_cuda_state ht_cuda;
+
+/* The CUPTI subscriber callback (callbacks.c). */
+void CUPTIAPI ht_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+			       const void *data);
+
+/* Derives what each API callback must do from the function tables (once, before subscribing). */
+void ht_cuda_callbacks_setup(void);
+
+/* Hands every buffer CUPTI holds to the translator (FORCED: also incomplete ones). */
+void ht_cuda_flush(int forced);
+
+/* Emits the lost counts gathered by the translator on the calling (application) thread. */
+void ht_cuda_emit_lost(void);
+
+#endif
