@@ -137,10 +137,7 @@ static int dump_process(const struct ht_trace_process *p)
 		while ((rc = ht_stream_reader_next(&r, &ev, &err)) > 0) {
 			printf("%s %s %llu %s", p->name, p->streams[i].name,
 			       (unsigned long long)ev.ts, ev.ec->name);
-			if (ev.id == HT_EV_STRING_DEF && ev.sc == HT_SC_THREAD)
-				printf(" id=%u", ht_le32(ev.payload));
-			else
-				print_fields(&ev, tab, n);
+			print_fields(&ev, tab, n);
 			putchar('\n');
 		}
 		if (r.packets)
