@@ -131,6 +131,20 @@ static void define(struct ht_proc_info *p, const struct ht_event *ev)
 			p->fns[id].name = dup_str(name);
 			p->fns[id].args = dup_str(args);
 		}
+	} else if (ev->id == HT_EV_DEVICE_INFO) {
+		uint32_t dev = ht_le32(q);
+
+		if (dev < 4096 && dev >= p->ndevices) {
+			char(*n)[128] = realloc(p->devices, ((size_t)dev + 1) * sizeof *n);
+
+			if (!n)
+				return;
+			memset(n + p->ndevices, 0, ((size_t)dev + 1 - p->ndevices) * sizeof *n);
+			p->devices = n;
+			p->ndevices = dev + 1;
+		}
+		if (dev < p->ndevices)
+			snprintf(p->devices[dev], sizeof p->devices[dev], "%s", (const char *)q + 5);
 	} else if (ev->id == HT_EV_PROCESS_INFO) {
 		p->pid = (int32_t)ht_le32(q);
 		p->ppid = (int32_t)ht_le32(q + 4);
@@ -273,7 +287,13 @@ void ht_proc_info_release(struct ht_proc_info *p)
 		free(p->fns[j].args);
 	}
 	free(p->fns);
+	free(p->devices);
 	memset(p, 0, sizeof *p);
+}
+
+const char *ht_proc_device_name(const struct ht_proc_info *p, uint32_t device)
+{
+	return device < p->ndevices && p->devices[device][0] ? p->devices[device] : NULL;
 }
 
 int ht_fn_arg_index(const struct ht_fn_info *fn, const char *name)

@@ -27,7 +27,12 @@ struct ht_proc_info {
 	uint32_t nstrings;
 	struct ht_fn_info *fns; /* indexed by function id */
 	uint32_t nfns;
+	char (*devices)[128]; /* device names by device index (device_info) */
+	uint32_t ndevices;
 };
+
+/* Return: the name of a process's device, or NULL when it was not described. */
+const char *ht_proc_device_name(const struct ht_proc_info *p, uint32_t device);
 
 /* One source stream of the merge. */
 struct ht_merge_stream {

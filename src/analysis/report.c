@@ -361,6 +361,10 @@ struct thread {
 	uint64_t first, last;
 	struct frame *stack;
 	unsigned int depth, cap;
+	struct ht_cpu_thread *os; /* its CPU states, NULL if none */
+	size_t cur;		  /* first interval ending after the sweep time */
+	size_t lcur;		  /* scratch cursor of blame_piece */
+	size_t wcur;		  /* cursor of blocking-call queries */
 };
 
 struct proc_state {
@@ -373,7 +377,12 @@ struct proc_state {
 	struct ht_device_report **devs;
 	unsigned int ndevs;
 	size_t *gap_cursor;
+	uint8_t *blocking; /* fn id -> BLK_* */
+	uint32_t nblocking;
 };
+
+/* How a function blocks on the device: not, always, or when argument k is nonzero. */
+enum { BLK_UNKNOWN = 0, BLK_NO = 1, BLK_ALWAYS = 2, BLK_ARG0 = 3 };
 
 struct pass_c {
 	struct ht_report *r;
@@ -467,6 +476,73 @@ static uint64_t idle_overlap(const struct ht_device_report *d, size_t *cur, uint
 	return total;
 }
 
+/* Grows device d's blame rows to the shared name table. */
+static int blame_rows(struct pass_c *c, struct ht_device_report *d)
+{
+	struct ht_row *rows;
+
+	if (d->blame.n >= c->blame_names.n)
+		return 0;
+	rows = realloc(d->blame.rows, c->blame_names.n * sizeof *rows);
+	if (!rows)
+		return -ENOMEM;
+	memset(rows + d->blame.n, 0, (c->blame_names.n - d->blame.n) * sizeof *rows);
+	d->blame.rows = rows;
+	d->blame.n = d->blame.cap = c->blame_names.n;
+	return 0;
+}
+
+static uint32_t top_row(const struct pass_c *c, const struct thread *th)
+{
+	return th->depth ? th->stack[th->depth - 1].blame : c->outside;
+}
+
+/*
+ * Shares the idle piece [s, e) of device d among the threads of proc that
+ * are active: alive (between their first and last event) and, where their
+ * CPU states are known, neither preempted nor blocked. Idle time while no
+ * thread is active is not blamed on anyone.
+ */
+static void blame_piece(struct pass_c *c, struct ht_merge *m, unsigned int proc,
+			struct ht_device_report *d, uint64_t s, uint64_t e)
+{
+	for (unsigned int i = 0; i < m->nstreams; i++)
+		c->threads[i].lcur = c->threads[i].cur;
+	for (uint64_t x = s; x < e;) {
+		uint64_t next = e, n = 0;
+
+		for (unsigned int i = 0; i < m->nstreams; i++) {
+			struct thread *th = &c->threads[i];
+			uint64_t change;
+
+			if (!th->alive || m->streams[i].proc != proc)
+				continue;
+			if (!ht_cpu_thread_waiting_at(th->os, x, &change, &th->lcur))
+				n++;
+			if (change < next)
+				next = change;
+		}
+		if (n) {
+			double share = (double)(next - x) / (double)n;
+
+			d->idle_blamed += next - x;
+			for (unsigned int i = 0; i < m->nstreams; i++) {
+				struct thread *th = &c->threads[i];
+				uint64_t change;
+				uint32_t row;
+
+				if (!th->alive || m->streams[i].proc != proc ||
+				    ht_cpu_thread_waiting_at(th->os, x, &change, &th->lcur))
+					continue;
+				row = top_row(c, th);
+				if (row != NO_ROW)
+					d->blame.rows[row].value += share;
+			}
+		}
+		x = next;
+	}
+}
+
 /* Attributes [ps->prev, t) of idleness to what the active threads are doing. */
 static int blame(struct pass_c *c, struct ht_merge *m, unsigned int proc, uint64_t t)
 {
@@ -474,39 +550,172 @@ static int blame(struct pass_c *c, struct ht_merge *m, unsigned int proc, uint64
 
 	if (!ps->ndevs || !ps->active || t <= ps->prev)
 		return 0;
-	for (unsigned int k = 0; k < ps->ndevs; k++) {
-		struct ht_device_report *d = ps->devs[k];
-		uint64_t idle = idle_overlap(d, &ps->gap_cursor[k], ps->prev, t);
-		double share;
+	for (unsigned int i = 0; i < m->nstreams; i++) {
+		struct thread *th = &c->threads[i];
 
-		if (!idle)
-			continue;
-		d->idle_blamed += idle;
-		share = (double)idle / ps->active;
-		for (unsigned int i = 0; i < m->nstreams; i++) {
-			struct thread *th = &c->threads[i];
-			uint32_t row;
+		if (th->os && th->alive && m->streams[i].proc == proc) {
+			uint64_t change;
 
-			if (!th->alive || m->streams[i].proc != proc)
-				continue;
-			row = th->depth ? th->stack[th->depth - 1].blame : c->outside;
-			if (row == NO_ROW)
-				continue;
-			if (d->blame.n < c->blame_names.n) {
-				/* grow this device's row array to the shared name table */
-				struct ht_row *rows = realloc(d->blame.rows,
-							      c->blame_names.n * sizeof *rows);
-
-				if (!rows)
-					return -ENOMEM;
-				memset(rows + d->blame.n, 0,
-				       (c->blame_names.n - d->blame.n) * sizeof *rows);
-				d->blame.rows = rows;
-				d->blame.n = d->blame.cap = c->blame_names.n;
-			}
-			d->blame.rows[row].value += share;
+			ht_cpu_thread_waiting_at(th->os, ps->prev, &change, &th->cur);
 		}
 	}
+	for (unsigned int k = 0; k < ps->ndevs; k++) {
+		struct ht_device_report *d = ps->devs[k];
+		size_t *cur = &ps->gap_cursor[k];
+
+		if (blame_rows(c, d))
+			return -ENOMEM;
+		while (*cur < d->ngaps && d->gaps[2 * *cur + 1] <= ps->prev)
+			(*cur)++;
+		for (size_t i = *cur; i < d->ngaps && d->gaps[2 * i] < t; i++) {
+			uint64_t s = d->gaps[2 * i] > ps->prev ? d->gaps[2 * i] : ps->prev;
+			uint64_t e = d->gaps[2 * i + 1] < t ? d->gaps[2 * i + 1] : t;
+
+			if (e > s)
+				blame_piece(c, m, proc, d, s, e);
+		}
+	}
+	return 0;
+}
+
+/* ---- blocking device calls ---- */
+
+static const char *const sync_calls[] = {
+	"clFinish",		 "clWaitForEvents",	 "cudaDeviceSynchronize",
+	"cudaStreamSynchronize", "cudaEventSynchronize", "cuCtxSynchronize",
+	"cuStreamSynchronize",	 "cuEventSynchronize",	 NULL,
+};
+
+/* Return: BLK_* for function fn: by name, or by an argument named "blocking..." (OpenCL). */
+static uint8_t classify(const struct ht_fn_info *fn)
+{
+	const char *a;
+	int k = 0;
+
+	if (!fn)
+		return BLK_NO;
+	for (unsigned int i = 0; sync_calls[i]; i++)
+		if (!strcmp(fn->name, sync_calls[i]))
+			return BLK_ALWAYS;
+	for (a = fn->args; a && *a; k++) {
+		if (!strncmp(a, "blocking", 8))
+			return (uint8_t)(BLK_ARG0 + k < 255 ? BLK_ARG0 + k : BLK_NO);
+		a = strchr(a, ',');
+		a = a ? a + 1 : NULL;
+	}
+	return BLK_NO;
+}
+
+/* Return: 1 when this api_end (payload p) ends a call that waited for the device. */
+static int is_blocking(struct proc_state *ps, struct ht_proc_info *pi, const uint8_t *p,
+		       size_t size)
+{
+	uint16_t id = ht_le16(p);
+	uint8_t b;
+
+	if (id >= ps->nblocking) {
+		uint32_t cap = (uint32_t)id + 64;
+		uint8_t *v = realloc(ps->blocking, cap);
+
+		if (!v)
+			return 0;
+		memset(v + ps->nblocking, BLK_UNKNOWN, cap - ps->nblocking);
+		ps->blocking = v;
+		ps->nblocking = cap;
+	}
+	if (ps->blocking[id] == BLK_UNKNOWN)
+		ps->blocking[id] = classify(ht_proc_fn(pi, id));
+	b = ps->blocking[id];
+	if (b < BLK_ARG0)
+		return b == BLK_ALWAYS;
+	/* api_end: u16 fn, i32 ret, u8 n, n x 8-byte arguments */
+	return b - BLK_ARG0 < p[6] && 7 + 8u * (b - BLK_ARG0 + 1u) <= size &&
+	       ht_le64(p + 7 + 8 * (b - BLK_ARG0)) != 0;
+}
+
+/*
+ * When the process's device work was done, as seen from a call [b, e): the
+ * start of the idle gap every device is in at e (not before b); e when a
+ * device is still busy then.
+ */
+static uint64_t device_done(const struct proc_state *ps, uint64_t b, uint64_t e)
+{
+	uint64_t done = b;
+
+	for (unsigned int k = 0; k < ps->ndevs; k++) {
+		const struct ht_device_report *d = ps->devs[k];
+		size_t lo = 0, hi = d->ngaps;
+		uint64_t dd = e;
+
+		while (lo < hi) { /* first gap ending after e */
+			size_t mid = (lo + hi) / 2;
+
+			if (d->gaps[2 * mid + 1] <= e)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < d->ngaps && d->gaps[2 * lo] <= e)
+			dd = d->gaps[2 * lo] > b ? d->gaps[2 * lo] : b;
+		if (dd > done)
+			done = dd;
+	}
+	return done;
+}
+
+static struct ht_wait_row *wait_row(struct ht_report *r, const char *name)
+{
+	struct ht_wait_row *n;
+
+	for (unsigned int i = 0; i < r->nwaits; i++)
+		if (!strcmp(r->waits[i].name, name))
+			return &r->waits[i];
+	n = realloc(r->waits, (r->nwaits + 1) * sizeof *n);
+	if (!n)
+		return NULL;
+	r->waits = n;
+	n = &r->waits[r->nwaits];
+	memset(n, 0, sizeof *n);
+	n->name = strdup(name);
+	if (!n->name)
+		return NULL;
+	r->nwaits++;
+	return n;
+}
+
+/* A blocking call [b, e) of thread th: its CPU states, overall and after the device was done. */
+static int take_wait(struct pass_c *c, struct proc_state *ps, struct thread *th, const char *name,
+		     uint64_t b, uint64_t e)
+{
+	struct ht_wait_row *w = wait_row(c->r, name);
+	struct ht_cpu_thread *os = th->os;
+	uint64_t done = device_done(ps, b, e), pre, blk, dpre, dblk;
+
+	if (!w)
+		return -ENOMEM;
+	w->calls++;
+	w->wait_ns += e - b;
+	w->done_ns += e - done;
+	if (!os)
+		return 0;
+	pre = ht_cpu_thread_time(os, b, e, HT_CPU_PREEMPTED, &th->wcur);
+	blk = ht_cpu_thread_time(os, b, e, HT_CPU_BLOCKED, &th->wcur);
+	dpre = ht_cpu_thread_time(os, done, e, HT_CPU_PREEMPTED, &th->wcur);
+	dblk = ht_cpu_thread_time(os, done, e, HT_CPU_BLOCKED, &th->wcur);
+	w->with_os++;
+	w->preempted += pre;
+	w->blocked += blk;
+	w->done_preempted += dpre;
+	w->done_blocked += dblk;
+	if (dpre > w->done_preempted_max)
+		w->done_preempted_max = dpre;
+	os->wait_calls++;
+	os->wait_ns += e - b;
+	os->wait_preempted += pre;
+	os->wait_blocked += blk;
+	os->done_ns += e - done;
+	os->done_preempted += dpre;
+	os->done_blocked += dblk;
 	return 0;
 }
 
@@ -538,6 +747,8 @@ static int take_thread_event(struct pass_c *c, unsigned int proc, struct thread 
 		ht_stats_add(&r->api.rows[row].st, ev->ts - g->begin);
 		if ((int32_t)ht_le32(p + 2) < 0)
 			r->api.rows[row].errors++;
+		if (ps->ndevs && ev->ts > g->begin && is_blocking(ps, pi, p, ev->size))
+			return take_wait(c, ps, th, fn ? fn->name : "?", g->begin, ev->ts);
 		return 0;
 	}
 	case HT_EV_REGION_BEGIN:
@@ -624,6 +835,7 @@ static int pass_merged(struct ht_report *r, struct ht_trace *t, struct ht_proc_i
 			if (!th->alive && !th->first) {
 				th->alive = 1;
 				th->first = ts;
+				th->os = ht_cpu_states_find(&r->cpu, proc, e.stream->vtid);
 				ps->active++;
 				r->threads++;
 			}
@@ -671,6 +883,7 @@ out:
 			free(c.ps[k].blame_reg);
 			free(c.ps[k].devs);
 			free(c.ps[k].gap_cursor);
+			free(c.ps[k].blocking);
 		}
 	}
 	free(c.ps);
@@ -678,6 +891,28 @@ out:
 	table_release(&c.blame_names);
 	ht_merge_close(&m);
 	return rc < 0 ? rc : 0;
+}
+
+/* Pass O: CPU states; intervals kept for the processes that use a device. */
+static int pass_cpu(struct ht_report *r, struct ht_trace *t, struct ht_proc_info *pi,
+		    struct ht_read_error *err)
+{
+	int *keep = calloc(t->nprocs ? t->nprocs : 1, sizeof *keep);
+	int rc;
+
+	r->cpu_pid = calloc(t->nprocs ? t->nprocs : 1, sizeof *r->cpu_pid);
+	if (!keep || !r->cpu_pid) {
+		free(keep);
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < t->nprocs; i++) {
+		r->cpu_pid[i] = pi[i].pid;
+		for (unsigned int k = 0; k < r->ndevices; k++)
+			keep[i] |= r->devices[k].pid == pi[i].pid;
+	}
+	rc = ht_cpu_states_load(&r->cpu, t, keep, err);
+	free(keep);
+	return rc;
 }
 
 int ht_report_compute(struct ht_trace *t, struct ht_report *r, struct ht_read_error *err)
@@ -696,6 +931,8 @@ int ht_report_compute(struct ht_trace *t, struct ht_report *r, struct ht_read_er
 		rc = pass_devices(r, t, pi, err);
 	for (unsigned int i = 0; i < r->ndevices && !rc; i++)
 		rc = device_intervals(&r->devices[i]);
+	if (!rc)
+		rc = pass_cpu(r, t, pi, err);
 	if (!rc)
 		rc = pass_merged(r, t, pi, err);
 	for (unsigned int i = 0; i < t->nprocs; i++)
@@ -729,5 +966,10 @@ void ht_report_release(struct ht_report *r)
 		table_release(&r->devices[i].blame);
 	}
 	free(r->devices);
+	ht_cpu_states_release(&r->cpu);
+	free(r->cpu_pid);
+	for (unsigned int i = 0; i < r->nwaits; i++)
+		free(r->waits[i].name);
+	free(r->waits);
 	memset(r, 0, sizeof *r);
 }

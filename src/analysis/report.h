@@ -6,8 +6,11 @@
  *   A. device streams: clock-sync samples -> one map per device;
  *   B. device streams: commands mapped to host time -> device tables and
  *      busy intervals (16 bytes per command);
+ *   O. thread streams: CPU-state intervals per thread (OS scheduling);
  *   C. the merged trace: API/region tables per thread stacks, thread time,
- *      and blame swept against each device's idle gaps.
+ *      blame swept against each device's idle gaps (a thread counts as
+ *      active only while it is not preempted or blocked), and the CPU
+ *      states inside blocking device calls.
  */
 #ifndef HT_REPORT_H
 #define HT_REPORT_H
@@ -15,6 +18,7 @@
 #include <stdint.h>
 
 #include "analysis/clocksync.h"
+#include "analysis/cpustate.h"
 #include "analysis/stats.h"
 #include "analysis/trace.h"
 
@@ -70,6 +74,21 @@ struct ht_device_report {
 	uint64_t window_outside; /* ... and fell outside [enqueue, completion seen] */
 };
 
+/*
+ * A blocking device call (clFinish, clWaitForEvents, a blocking read or
+ * write, the CUDA synchronize calls): how long its thread was preempted or
+ * blocked in it, and after the device work had finished ("done": the
+ * process's devices idle from then to the call's return).
+ */
+struct ht_wait_row {
+	char *name;
+	uint64_t calls;
+	uint64_t wait_ns, preempted, blocked;
+	uint64_t done_ns, done_preempted, done_blocked;
+	uint64_t done_preempted_max; /* one call's */
+	uint64_t with_os;	     /* calls of threads with CPU states */
+};
+
 struct ht_report {
 	uint64_t events;
 	uint64_t first_ns, last_ns;
@@ -82,6 +101,10 @@ struct ht_report {
 	unsigned int nqueues;
 	struct ht_device_report *devices;
 	unsigned int ndevices;
+	struct ht_cpu_states cpu; /* CPU states per thread (OS scheduling) */
+	int32_t *cpu_pid;	  /* pid of each trace process, indexed by cpu.threads[i].proc */
+	struct ht_wait_row *waits;
+	unsigned int nwaits;
 };
 
 /* Return: 0, or < 0 with err filled. */

@@ -89,6 +89,12 @@ static void take_event(struct ht_proc_summary *s, struct ht_thread_summary *th,
 	case HT_EV_CLOCK_ANCHOR:
 		s->have_exit |= p[0] == HT_ANCHOR_EXIT;
 		break;
+	case HT_EV_OS_STATUS:
+		if (!s->os_note[0]) {
+			s->os_note_kind = p[0];
+			copy_str(s->os_note, sizeof s->os_note, p + 9);
+		}
+		break;
 	case HT_EV_DEVICE_INFO: {
 		struct ht_device_summary *d = device_slot(s, ht_le32(p));
 

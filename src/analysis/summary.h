@@ -46,6 +46,8 @@ struct ht_proc_summary {
 	uint64_t bytes;
 	struct ht_device_summary *devices;
 	unsigned int ndevices;
+	char os_note[256]; /* the first os_status reason: why OS scheduling is off or partial */
+	int os_note_kind;  /* its ht_os_status_kind */
 };
 
 /* Return: 0, or < 0 with err filled (the summary is then partial). */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/cpustate.h"
 #include "analysis/timeline.h"
 
 struct ht_tl_device {
@@ -442,6 +443,9 @@ static int device_command(struct ht_timeline *tl, const struct ht_merged *e)
 	r.category = ht_cmd_kind_names[kind];
 	r.name = kind == HT_CMD_KERNEL && ht_le32(q + 70) ? ht_proc_string(e->proc, ht_le32(q + 70))
 							  : r.category;
+	r.text = ht_proc_device_name(e->proc, r.device);
+	if (!r.text)
+		r.text = "device"; /* not described by the source */
 	r.status = (int32_t)ht_le32(q + 25);
 	r.bytes = ht_le64(q + 62);
 	memcpy(r.global, q + 74, 24);
@@ -496,6 +500,7 @@ static int release(struct ht_timeline *tl, struct ht_tl_proc *p, int all)
 			p->queues[p->nqueues++] = r.queue;
 			qr.kind = HT_TL_QUEUE;
 			qr.nargs = 0;
+			qr.name = qr.text; /* the device's name, kept with the command */
 			if (out_push(tl, &qr))
 				return -ENOMEM;
 		}
@@ -628,6 +633,20 @@ static int take(struct ht_timeline *tl, const struct ht_merged *e, int *have)
 		r->kind = HT_TL_LOST;
 		r->tid = 0;
 		r->value = (double)ht_le64(q + 1);
+		break;
+	case HT_EV_CPU_STATE:
+		if (q[4] >= HT_CPU_STATE_COUNT)
+			return 0;
+		r->kind = HT_TL_CPU_STATE;
+		r->tid = (int32_t)ht_le32(q);
+		r->name = ht_cpu_state_names[q[4]];
+		r->category = "cpu_state";
+		r->ts = ht_le64(q + 5);
+		r->end = ht_le64(q + 13);
+		r->nargs = 1;
+		r->args[0].key = "cpu";
+		r->args[0].type = HT_TL_UINT;
+		r->args[0].v.u = ht_le32(q + 21);
 		break;
 	default:
 		return 0; /* definitions: already applied by the merge */

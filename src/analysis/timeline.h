@@ -28,13 +28,24 @@
 enum ht_tl_kind {
 	HT_TL_PROCESS,	    /* first record of a process: pid, ppid, name (comm), text (cmdline) */
 	HT_TL_THREAD,	    /* a thread's first record, or a new name: pid, tid, name */
-	HT_TL_QUEUE,	    /* a device queue's first command: pid, device, queue, name (device) */
+	HT_TL_QUEUE,	    /* a device queue's first command: pid, device, queue, name = the
+			       device's name (device_info) or "device" */
 	HT_TL_SLICE_BEGIN,  /* pid, tid, name, category "api" or "region" */
 	HT_TL_SLICE_END,    /* same; api: ret, args, corr (its device command, 0 if none) */
 	HT_TL_INSTANT,	    /* pid, tid, name, args */
 	HT_TL_COUNTER,	    /* pid, tid, name, value */
-	HT_TL_DEVICE,	    /* pid, device, queue, name, category (kind), ts..end, corr, ... */
+	HT_TL_DEVICE,	    /* pid, device, queue, name, category (kind), ts..end, corr, ...;
+			       text = the device's name */
 	HT_TL_LOST,	    /* pid, tid (0: device or process streams), value = events */
+	/*
+	 * OS scheduling: pid, tid, name = "running" | "preempted" | "blocked",
+	 * category "cpu_state", ts..end (host ns), args[0] = cpu (uint). A
+	 * thread's CPU-state records come in time order among themselves but
+	 * later than its other records (collected in batches, like device
+	 * commands); they may also name a thread whose records came from
+	 * another stream of the process.
+	 */
+	HT_TL_CPU_STATE,
 };
 
 enum ht_tl_arg_type {

@@ -71,6 +71,8 @@ static int read_metadata(int procfd, uint8_t uuid[16])
 		return -EBADMSG;
 	if (!strstr(buf, "tracer_name = \"" HT_TRACER_NAME "\""))
 		return -EBADMSG;
+	if (strstr(buf, "export = \""))
+		return -EMEDIUMTYPE; /* `hetrace export --format ctf` output, not a recording */
 	u = strstr(buf, "uuid = \"");
 	if (!u || parse_uuid(u + 8, uuid))
 		return -EBADMSG;
@@ -159,7 +161,10 @@ int ht_trace_open(struct ht_trace **out, const char *path, struct ht_read_error 
 			r = fail(err, file, HT_NO_OFFSET, r,
 				 r == -EBADMSG ? "not hetrace CTF metadata (signature, tracer "
 						 "name or uuid missing)"
-					       : strerror(-r));
+				 : r == -EMEDIUMTYPE
+					 ? "a CTF export (hetrace export --format ctf), not a "
+					   "recording: read it with babeltrace2 or Trace Compass"
+					 : strerror(-r));
 			goto err;
 		}
 		snprintf(p.name, sizeof p.name, "%s", de->d_name);

@@ -1,6 +1,7 @@
 /*
  * hetrace info DIR: what a trace holds, per process: command line, threads,
- * streams, events per class, losses and time span, plus the recording's
+ * streams, events per class, losses and time span, OS scheduling (or why it
+ * was not recorded), plus the recording's
  * clock and exit status from the index.
  */
 #include <errno.h>
@@ -93,6 +94,12 @@ static void print_process(const struct ht_trace_process *p, const struct ht_proc
 		       q[d->map.quality], ht_clock_map_offset_ns(&d->map) < 0 ? "-" : "+", off,
 		       ht_clock_map_drift_ppm(&d->map), bound, (unsigned long long)d->map.samples);
 	}
+	if (s->os_note[0])
+		printf("  os          %s\n", s->os_note); /* the recorder notes it once */
+	else if (s->events_thread[HT_EV_CPU_STATE])
+		printf("  os          %llu CPU-state intervals (running/preempted/blocked)%s\n",
+		       (unsigned long long)s->events_thread[HT_EV_CPU_STATE],
+		       s->lost[HT_LOST_OS_RECORD] ? ", with gaps where OS records were lost" : "");
 	if (!s->have_exit)
 		printf("  note        no exit record: the process crashed, was killed, or "
 		       "called _exit()\n");

@@ -40,7 +40,8 @@ static const char usage[] =
 	"      --buffer SIZE     sub-buffer (packet) size, a power of two from 16K to 16M\n"
 	"                        (default 64K)\n"
 	"      --clock CLOCK     tsc (default where invariant) or monotonic\n"
-
+	"      --os, --no-os     record OS scheduling of the traced threads (default: on\n"
+	"                        where the kernel permits)\n"
 	"  -q, --quiet           no summary line\n";
 
 static const char *const known_apis[] = {"opencl", "cuda", "nvtx", "xpti", NULL};
@@ -373,11 +374,12 @@ int ht_cmd_record(int argc, char **argv)
 		{"api", required_argument, 0, 'a'},    {"mode", required_argument, 0, 'm'},
 		{"buffer", required_argument, 0, 'b'}, {"clock", required_argument, 0, 'c'},
 		{"quiet", no_argument, 0, 'q'},	       {"help", no_argument, 0, 'h'},
+		{"os", no_argument, 0, 'O'},	       {"no-os", no_argument, 0, 'N'},
 		{0, 0, 0, 0},
 	};
 	const char *out = NULL, *api = NULL, *mode = NULL, *buffer = NULL, *clock = NULL;
 	char defdir[64], libdir[PATH_MAX], absdir[PATH_MAX], bad[64];
-	int force = 0, quiet = 0, opt, dfd, created, pipefd[2], status, code;
+	int force = 0, quiet = 0, os = 1, opt, dfd, created, pipefd[2], status, code;
 	double hz = 0;
 	struct sigaction sa;
 	pid_t pid;
@@ -409,7 +411,12 @@ int ht_cmd_record(int argc, char **argv)
 		case 'q':
 			quiet = 1;
 			break;
-
+		case 'O':
+			os = 1;
+			break;
+		case 'N':
+			os = 0;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -494,6 +501,7 @@ int ht_cmd_record(int argc, char **argv)
 		setenv("HETRACE_BUFFER", buffer, 1);
 	if (api)
 		setenv("HETRACE_API", api, 1);
+	setenv("HETRACE_OS", os ? "1" : "0", 1);
 	set_xpti(libdir, api);
 	set_cuda(libdir, api);
 

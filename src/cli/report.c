@@ -1,8 +1,9 @@
 /*
  * hetrace report DIR [--format text|csv|json]: where the time went (API
- * calls, regions, kernels, transfers, queue waits, device utilisation) and
- * why the devices sat idle (GPU-idleness blame), with losses and clock-sync
- * quality first. The numbers come from analysis/report.c; this file only
+ * calls, regions, kernels, transfers, queue waits, device utilisation), why
+ * the devices sat idle (GPU-idleness blame) and what the OS did to the
+ * threads (CPU states, also inside blocking device calls), with losses and
+ * clock-sync quality first. The numbers come from analysis/report.c; this file only
  * lays them out.
  */
 #include <errno.h>
@@ -67,6 +68,8 @@ static void text_calls(const char *title, struct ht_table *t, double thread_time
 	}
 }
 
+static void text_cpu(struct ht_report *r);
+
 static void text_report(const char *dir, struct ht_report *r)
 {
 	char a[32], b[32], c[32];
@@ -88,9 +91,13 @@ static void text_report(const char *dir, struct ht_report *r)
 		if (d->map.quality == HT_SYNC_NONE)
 			continue;
 		dur(a, sizeof a, fabs(ht_clock_map_offset_ns(&d->map)));
-		printf("clock sync  pid %d device %u: offset %s%s, drift %+.2f ppm, ", d->pid,
+		printf("clock sync  pid %d device %u: offset %s%s, drift %+.2f ppm", d->pid,
 		       d->device, ht_clock_map_offset_ns(&d->map) < 0 ? "-" : "+", a,
 		       ht_clock_map_drift_ppm(&d->map));
+		if (d->map.quality == HT_SYNC_OK && d->map.slope_max - d->map.slope_min > 2e-4)
+			printf(" (not determined: %+.0f..%+.0f ppm fit)",
+			       (d->map.slope_min - 1) * 1e6, (d->map.slope_max - 1) * 1e6);
+		printf(", ");
 		if (isnan(d->map.bound_ns))
 			printf("bound unknown");
 		else {
@@ -193,10 +200,80 @@ static void text_report(const char *dir, struct ht_report *r)
 			       row->name);
 		}
 		printf("  Reading: each idle moment is shared among the threads that were "
-		       "active then; a\n  large share for a call or region means the device "
-		       "waited on it: overlap it\n  with device work or move it off the "
-		       "critical path.\n");
+		       "active then (not\n  preempted or blocked); a large share for a call or "
+		       "region means the device\n  waited on it: overlap it with device work or "
+		       "move it off the critical path.\n");
 	}
+	text_cpu(r);
+}
+
+static void text_cpu(struct ht_report *r)
+{
+	char a[32], b[32], c[32], d[32];
+	struct ht_cpu_states *cs = &r->cpu;
+	unsigned int i;
+
+	if (cs->note[0])
+		printf("\nOS scheduling: %s\n", cs->note);
+	for (i = 0; i < cs->n && !cs->threads[i].intervals; i++)
+		;
+	if (i == cs->n)
+		return;
+	printf("\nCPU states per thread (OS scheduling%s)\n",
+	       cs->lost ? ", some records lost: the table undercounts" : "");
+	printf("  %-8s %-8s %-16s %11s %11s %11s %10s %9s\n", "pid", "tid", "name", "running",
+	       "preempted", "blocked", "preempt%", "intervals");
+	for (i = 0; i < cs->n; i++) {
+		struct ht_cpu_thread *th = &cs->threads[i];
+		double all = (double)(th->time[0] + th->time[1] + th->time[2]);
+
+		if (!th->intervals)
+			continue;
+		dur(a, sizeof a, (double)th->time[HT_CPU_RUNNING]);
+		dur(b, sizeof b, (double)th->time[HT_CPU_PREEMPTED]);
+		dur(c, sizeof c, (double)th->time[HT_CPU_BLOCKED]);
+		printf("  %-8d %-8d %-16.16s %11s %11s %11s %9.2f%% %9llu\n", r->cpu_pid[th->proc],
+		       th->tid, th->name, a, b, c,
+		       all > 0 ? 100.0 * (double)th->time[HT_CPU_PREEMPTED] / all : 0,
+		       (unsigned long long)th->intervals);
+	}
+	if (cs->lost)
+		printf("  lost        %llu OS records (a ring filled up between drains)\n",
+		       (unsigned long long)cs->lost);
+	if (!r->nwaits)
+		return;
+	printf("\nBlocking device calls: CPU state of the waiting thread\n");
+	printf("  %-28s %7s %11s %11s %11s %15s %15s %15s\n", "call", "count", "waiting",
+	       "preempted", "blocked", "device done", "then preempted", "then blocked");
+	for (i = 0; i < r->nwaits; i++) {
+		struct ht_wait_row *w = &r->waits[i];
+		char e[32], f[32];
+
+		dur(a, sizeof a, (double)w->wait_ns);
+		dur(b, sizeof b, (double)w->preempted);
+		dur(c, sizeof c, (double)w->blocked);
+		dur(d, sizeof d, (double)w->done_ns);
+		dur(e, sizeof e, (double)w->done_preempted);
+		dur(f, sizeof f, (double)w->done_blocked);
+		printf("  %-28.28s %7llu %11s %11s %11s %15s %15s %15s\n", w->name,
+		       (unsigned long long)w->calls, a, b, c, d, e, f);
+	}
+	for (i = 0; i < r->nwaits; i++) {
+		struct ht_wait_row *w = &r->waits[i];
+
+		if (!w->done_preempted)
+			continue;
+		dur(a, sizeof a, (double)w->done_ns);
+		dur(b, sizeof b, (double)w->done_preempted);
+		dur(c, sizeof c, (double)w->done_preempted_max);
+		printf("  %s: the device was done %s before these calls returned; the thread was "
+		       "preempted\n    (runnable, waiting for a CPU) for %s of it, at most %s in "
+		       "one call.\n",
+		       w->name, a, b, c);
+	}
+	printf("  Reading: \"device done\" is the time from the end of the device work to the "
+	       "call's\n  return; preempted time in it means the thread was ready but another "
+	       "task had its\n  CPU: raise its priority or keep other work off that CPU.\n");
 }
 
 /* ---- csv ---- */
@@ -270,6 +347,39 @@ static void csv_report(struct ht_report *r)
 			       d->idle_blamed ? d->blame.rows[k].value / (double)d->idle_blamed : 0);
 		}
 	}
+	printf("table,pid,tid,name,running_ns,preempted_ns,blocked_ns,intervals,wait_ns,"
+	       "wait_preempted_ns,wait_blocked_ns,done_ns,done_preempted_ns,done_blocked_ns\n");
+	for (unsigned int i = 0; i < r->cpu.n; i++) {
+		struct ht_cpu_thread *th = &r->cpu.threads[i];
+
+		if (!th->intervals)
+			continue;
+		printf("cpu,%d,%d,", r->cpu_pid[th->proc], th->tid);
+		ht_csv_str(stdout, th->name);
+		printf(",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
+		       (unsigned long long)th->time[0], (unsigned long long)th->time[1],
+		       (unsigned long long)th->time[2], (unsigned long long)th->intervals,
+		       (unsigned long long)th->wait_ns, (unsigned long long)th->wait_preempted,
+		       (unsigned long long)th->wait_blocked, (unsigned long long)th->done_ns,
+		       (unsigned long long)th->done_preempted,
+		       (unsigned long long)th->done_blocked);
+	}
+	printf("table,name,calls,wait_ns,preempted_ns,blocked_ns,done_ns,done_preempted_ns,"
+	       "done_blocked_ns,done_preempted_max_ns\n");
+	for (unsigned int i = 0; i < r->nwaits; i++) {
+		struct ht_wait_row *w = &r->waits[i];
+
+		printf("wait,");
+		ht_csv_str(stdout, w->name);
+		printf(",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)w->calls,
+		       (unsigned long long)w->wait_ns, (unsigned long long)w->preempted,
+		       (unsigned long long)w->blocked, (unsigned long long)w->done_ns,
+		       (unsigned long long)w->done_preempted, (unsigned long long)w->done_blocked,
+		       (unsigned long long)w->done_preempted_max);
+	}
+	printf("table,lost_os_records,note\nos,%llu,", (unsigned long long)r->cpu.lost);
+	ht_csv_str(stdout, r->cpu.note);
+	putchar('\n');
 }
 
 /* ---- json ---- */
@@ -379,7 +489,46 @@ static void json_report(const char *dir, struct ht_report *r)
 		}
 		printf("]}");
 	}
-	printf("]}\n");
+	printf("],\"os\":{\"lost\":%llu,\"note\":", (unsigned long long)r->cpu.lost);
+	ht_json_str(stdout, r->cpu.note);
+	printf(",\"threads\":[");
+	for (unsigned int i = 0, first = 1; i < r->cpu.n; i++) {
+		struct ht_cpu_thread *th = &r->cpu.threads[i];
+
+		if (!th->intervals)
+			continue;
+		printf("%s{\"pid\":%d,\"tid\":%d,\"name\":", first ? "" : ",", r->cpu_pid[th->proc],
+		       th->tid);
+		first = 0;
+		ht_json_str(stdout, th->name);
+		printf(",\"running_ns\":%llu,\"preempted_ns\":%llu,\"blocked_ns\":%llu,"
+		       "\"intervals\":%llu,\"wait_ns\":%llu,\"wait_preempted_ns\":%llu,"
+		       "\"wait_blocked_ns\":%llu,\"done_ns\":%llu,\"done_preempted_ns\":%llu,"
+		       "\"done_blocked_ns\":%llu}",
+		       (unsigned long long)th->time[0], (unsigned long long)th->time[1],
+		       (unsigned long long)th->time[2], (unsigned long long)th->intervals,
+		       (unsigned long long)th->wait_ns, (unsigned long long)th->wait_preempted,
+		       (unsigned long long)th->wait_blocked, (unsigned long long)th->done_ns,
+		       (unsigned long long)th->done_preempted,
+		       (unsigned long long)th->done_blocked);
+	}
+	printf("],\"blocking_calls\":[");
+	for (unsigned int i = 0; i < r->nwaits; i++) {
+		struct ht_wait_row *w = &r->waits[i];
+
+		printf("%s{\"name\":", i ? "," : "");
+		ht_json_str(stdout, w->name);
+		printf(",\"calls\":%llu,\"calls_with_os\":%llu,\"wait_ns\":%llu,"
+		       "\"preempted_ns\":%llu,\"blocked_ns\":%llu,\"done_ns\":%llu,"
+		       "\"done_preempted_ns\":%llu,\"done_blocked_ns\":%llu,"
+		       "\"done_preempted_max_ns\":%llu}",
+		       (unsigned long long)w->calls, (unsigned long long)w->with_os,
+		       (unsigned long long)w->wait_ns, (unsigned long long)w->preempted,
+		       (unsigned long long)w->blocked, (unsigned long long)w->done_ns,
+		       (unsigned long long)w->done_preempted, (unsigned long long)w->done_blocked,
+		       (unsigned long long)w->done_preempted_max);
+	}
+	printf("]}}\n");
 }
 
 int ht_cmd_report(int argc, char **argv)

@@ -55,6 +55,7 @@ void ht_config_load(struct ht_config *c)
 	memset(c, 0, sizeof *c);
 	c->packet_size = HT_PACKET_DEFAULT;
 	c->use_tsc = 0;
+	c->os = 1;
 
 	v = getenv("HETRACE_DIR");
 	c->dir = (v && *v) ? v : NULL;
@@ -84,6 +85,14 @@ void ht_config_load(struct ht_config *c)
 			c->use_tsc = 1;
 		else if (strcmp(v, "monotonic"))
 			warn_value("HETRACE_CLOCK", v, "tsc or monotonic", "monotonic");
+	}
+
+	v = getenv("HETRACE_OS");
+	if (v && *v) {
+		if (!strcmp(v, "0"))
+			c->os = 0;
+		else if (strcmp(v, "1"))
+			warn_value("HETRACE_OS", v, "0 or 1", "1");
 	}
 
 	v = getenv("HETRACE_TSC_HZ");

@@ -13,6 +13,7 @@ struct ht_config {
 	size_t packet_size;   /* HETRACE_BUFFER: sub-buffer (packet) bytes */
 	int use_tsc;	      /* HETRACE_CLOCK: tsc | monotonic */
 	double tsc_hz;	      /* HETRACE_TSC_HZ */
+	int os;		      /* HETRACE_OS: record OS scheduling (1, default) or not (0) */
 };
 
 #define HT_PACKET_DEFAULT (64u * 1024)

@@ -11,6 +11,8 @@
  *   its next event. Strings interned before the fork keep their ids: the
  *   child re-emits the whole table into its own process stream.
  * - exec'd programs load libhetrace again through LD_PRELOAD and start over.
+ * - With OS recording on, a thread's stream comes with its perf ring
+ *   (core/os.h), drained at its packet switches, thread exit and process exit.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +28,7 @@
 #include <unistd.h>
 
 #include "core/config.h"
+#include "core/os.h"
 #include "core/recorder.h"
 #include "core/session.h"
 #include "format/tsdl.h"
@@ -407,6 +410,8 @@ struct ht_stream *ht_session_thread_stream_slow(void)
 		ht_put32(p, (uint32_t)tid);
 		ht_stream_commit(s, ht_put_str(p + 4, tname, strlen(tname)));
 	}
+	if (S.cfg.os)
+		ht_os_thread_open(s, (int)tid); /* failures are noted in the trace */
 	return s;
 drop:
 	if (__atomic_load_n(&ht_active, __ATOMIC_RELAXED))
@@ -427,6 +432,7 @@ static void thread_exit(void *arg)
 {
 	struct ht_stream *s = arg;
 
+	ht_os_thread_close(s);
 	pthread_mutex_lock(&S.lock);
 	registry_remove(s);
 	ht_stream_destroy(s);
@@ -541,10 +547,12 @@ out:
 static void fork_prepare(void)
 {
 	pthread_mutex_lock(&S.lock);
+	ht_os_fork_prepare();
 }
 
 static void fork_parent(void)
 {
+	ht_os_fork_parent();
 	pthread_mutex_unlock(&S.lock);
 }
 
@@ -552,6 +560,7 @@ static void fork_child(void)
 {
 	struct ht_stream *s, *next;
 
+	ht_os_fork_child();
 	/* Everything mapped here is the parent's: let go without writing. */
 	for (s = S.streams; s; s = next) {
 		next = s->next;
@@ -581,6 +590,7 @@ __attribute__((constructor)) static void session_load(void)
 		return;
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	ht_stream_on_error = on_stream_error;
+	ht_stream_on_packet = ht_os_on_packet;
 	__atomic_store_n(&ht_active, 1, __ATOMIC_RELEASE);
 }
 
@@ -597,9 +607,11 @@ __attribute__((destructor)) static void session_unload(void)
 		uint64_t lost = __atomic_load_n(&S.lost_no_stream, __ATOMIC_RELAXED);
 
 		if ((uintptr_t)s > (uintptr_t)HT_TLS_DEAD) {
+			ht_os_thread_close(s);
 			registry_remove(s);
 			ht_stream_destroy(s);
 		}
+		ht_os_process_exit(S.proc); /* the other threads' rings */
 		for (struct ht_stream *o = S.streams; o; o = o->next)
 			ht_stream_sync_discarded(o);
 		if (lost)

@@ -17,6 +17,7 @@
 #include "core/stream.h"
 
 void (*ht_stream_on_error)(struct ht_stream *s, int err);
+void (*ht_stream_on_packet)(struct ht_stream *s, size_t need);
 
 /* Block mode retries a failed packet write for this long before dropping it. */
 #define HT_BLOCK_WAIT_NS 10000000000ull
@@ -177,6 +178,8 @@ uint8_t *ht_stream_reserve_slow(struct ht_stream *s, size_t need)
 	if (s->pkt)
 		close_packet(s, &a);
 	open_packet(s, &a);
+	if (s->os && ht_stream_on_packet)
+		ht_stream_on_packet(s, need); /* leaves `need` bytes free */
 	return s->pos;
 }
 

@@ -74,6 +74,7 @@ struct ht_stream {
 		uint32_t id;
 	} strcache[32];
 	struct ht_stream *next, *prev; /* session registry */
+	void *os; /* thread streams: the thread's OS ring (core/os.h), drained at packet switch */
 	char name[48];
 };
 
@@ -101,6 +102,11 @@ uint8_t *ht_stream_reserve_slow(struct ht_stream *s, size_t need);
 
 /* Called when a packet write first fails after a success; set by the session. */
 extern void (*ht_stream_on_error)(struct ht_stream *s, int err);
+/*
+ * Called after a stream with an OS ring (s->os) opened a new packet, by its
+ * owner; may write events as long as `need` bytes stay free. Set by the session.
+ */
+extern void (*ht_stream_on_packet)(struct ht_stream *s, size_t need);
 
 /* Return: nonzero when s is a stream with room for `need` bytes (header included). */
 static inline int ht_stream_has_room(const struct ht_stream *s, size_t need)

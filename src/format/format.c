@@ -46,6 +46,17 @@ static const struct ht_field f_device_info[] = {{"device", HT_T_U32, 0},
 static const struct ht_field f_queue_info[] = {
 	{"queue", HT_T_HEX64, 0}, {"device", HT_T_U32, 0}, {"flags", HT_T_U64, 0}};
 static const struct ht_field f_lost[] = {{"kind", HT_T_ENUM8, lost_kinds}, {"count", HT_T_U64, 0}};
+static const char *const cpu_states[] = {"running", "preempted", "blocked", NULL};
+static const struct ht_field f_cpu_state[] = {{"tid", HT_T_I32, 0},
+					      {"state", HT_T_ENUM8, cpu_states},
+					      {"begin_ns", HT_T_U64, 0},
+					      {"end_ns", HT_T_U64, 0},
+					      {"cpu", HT_T_U32, 0}};
+static const char *const os_status_kinds[] = {"off", "partial", NULL};
+static const struct ht_field f_os_status[] = {{"kind", HT_T_ENUM8, os_status_kinds},
+					      {"error", HT_T_I32, 0},
+					      {"paranoid", HT_T_I32, 0},
+					      {"reason", HT_T_STR, 0}};
 
 static const struct ht_event_class thread_classes[] = {
 	{HT_EV_STRING_DEF, "string_def", f_string_def, N(f_string_def)},
@@ -63,6 +74,8 @@ static const struct ht_event_class thread_classes[] = {
 	{HT_EV_DEVICE_INFO, "device_info", f_device_info, N(f_device_info)},
 	{HT_EV_QUEUE_INFO, "queue_info", f_queue_info, N(f_queue_info)},
 	{HT_EV_LOST, "lost", f_lost, N(f_lost)},
+	{HT_EV_CPU_STATE, "cpu_state", f_cpu_state, N(f_cpu_state)},
+	{HT_EV_OS_STATUS, "os_status", f_os_status, N(f_os_status)},
 };
 
 static const struct ht_field f_device_command[] = {

@@ -91,6 +91,8 @@ enum ht_thread_event {
 	HT_EV_DEVICE_INFO = 12,
 	HT_EV_QUEUE_INFO = 13,
 	HT_EV_LOST = 14,
+	HT_EV_CPU_STATE = 15, /* OS scheduling: an interval of a thread's CPU state (see below) */
+	HT_EV_OS_STATUS = 16, /* process stream: why OS recording is off or partial */
 	HT_EV_THREAD_COUNT
 };
 
@@ -158,6 +160,26 @@ enum ht_lost_kind {
 	HT_LOST_DEVICE_RECORD = 1,    /* device records dropped by the vendor layer */
 	HT_LOST_OS_RECORD = 2,	      /* perf records lost by the kernel */
 	HT_LOST_NO_STREAM = 3,	      /* events of threads that could get no stream */
+};
+
+/*
+ * cpu_state states. A thread is RUNNING from a switch-in to the next
+ * switch-out, PREEMPTED from a switch-out while still runnable to the next
+ * switch-in (waiting for a CPU), BLOCKED from a switch-out while sleeping
+ * (I/O, futex, poll...) to the next switch-in. The event is stamped when
+ * the recorder collected it; begin_ns/end_ns (CLOCK_MONOTONIC) say when.
+ */
+enum ht_cpu_state {
+	HT_CPU_RUNNING = 0,
+	HT_CPU_PREEMPTED = 1,
+	HT_CPU_BLOCKED = 2,
+	HT_CPU_STATE_COUNT
+};
+
+/* os_status kinds: OS recording is off for the whole process, or for some threads. */
+enum ht_os_status_kind {
+	HT_OS_OFF = 0,
+	HT_OS_PARTIAL = 1,
 };
 
 /* device_command kinds (common across vendors) */

@@ -1,0 +1,493 @@
+/*
+ * OS scheduling source: perf_event context-switch rings per thread, drained
+ * into cpu_state events (see os.h).
+ *
+ * Ring protocol: the kernel is the only producer (data_head), and one
+ * consumer at a time moves data_tail; `busy` elects that consumer between
+ * the owning thread (packet switch, thread exit), other threads at their
+ * packet switch (rings over 1/8 full) and the exiting thread at process
+ * exit. The consumer that finds the ring busy skips it: the owner's
+ * packet-switch hook also uses this as its recursion guard (writing the
+ * intervals can itself switch packets).
+ *
+ * Records: PERF_RECORD_SWITCH with sample_id_all (TID|TIME|CPU) is 32 bytes.
+ * Switch-out carries MISC_SWITCH_OUT, plus MISC_SWITCH_OUT_PREEMPT when the
+ * thread was still runnable. State machine per ring: the state since the
+ * last record is pending; each record closes it as one interval. After a
+ * PERF_RECORD_LOST the state is unknown until the next record (a counted
+ * gap, never a guessed interval).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/os.h"
+#include "core/recorder.h"
+#include "core/session.h"
+
+#define CPU_STATE_SIZE 25 /* i32 tid, u8 state, u64 begin, u64 end, u32 cpu */
+#define LOST_SIZE      9
+/*
+ * Ring data size: 4 packets of the thread's stream, then smaller when the
+ * locked-memory limit (kernel.perf_event_mlock_kb, then ulimit -l) refuses.
+ * A ring is drained at packet switches, so it must hold what the kernel
+ * writes while a packet fills: a thread that switches once per event it
+ * records (a blocking call per event) fills 32 bytes of ring per 8-16 bytes
+ * of packet. Measured on a 2-thread pipe ping-pong, 64 KiB packets: a
+ * 128 KiB ring lost 18% of its records, 256 KiB none.
+ */
+#define RING_PACKETS 4
+#define RING_MIN     (8u * 1024)
+#define RECORD_MAX   64 /* bytes of a record we ever look at */
+
+struct ht_os_ring {
+	int fd;
+	int tid;
+	uint8_t *base; /* metadata page, then data_size bytes of data */
+	size_t map_size, data_size;
+	int busy; /* a consumer is draining (atomic) */
+	int done; /* the last interval is written: ignore the rest */
+	/* The pending state: since `since` (ns), on `cpu`; unknown after a loss. */
+	int known;
+	uint8_t state;
+	uint32_t cpu;
+	uint64_t since;
+	uint64_t lost;	    /* records the kernel lost, not yet written to the trace */
+	uint64_t lost_seen; /* the kernel's lost count (PERF_FORMAT_LOST) already accounted */
+	int read_lost;	    /* the kernel supports PERF_FORMAT_LOST */
+	struct ht_os_ring *next, *prev;
+};
+
+static pthread_mutex_t os_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ht_os_ring *rings;
+static int os_off;	  /* perf_event refused: do not try again */
+static int noted_off;	  /* os_status "off" written */
+static int noted_partial; /* os_status "partial" written */
+
+/* ---- the os_status note ---- */
+
+struct note {
+	enum ht_os_status_kind kind;
+	int err;
+	int paranoid;
+	char reason[240];
+};
+
+static int read_paranoid(void)
+{
+	char buf[16] = "";
+	int fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return n > 0 ? atoi(buf) : -100; /* -100: unknown */
+}
+
+static int write_note(struct ht_stream *proc, struct ht_strtab *strs, void *arg)
+{
+	const struct note *n = arg;
+	size_t len = strlen(n->reason);
+	uint8_t *p = ht_event_begin(proc, HT_EV_OS_STATUS, 9 + len + 1);
+
+	(void)strs;
+	if (!p)
+		return -ENOSPC;
+	p[0] = (uint8_t)n->kind;
+	ht_put32(p + 1, (uint32_t)n->err);
+	ht_put32(p + 5, (uint32_t)n->paranoid);
+	ht_stream_commit(proc, ht_put_str(p + 9, n->reason, len));
+	return 0;
+}
+
+/* Records once per process why OS recording is off (kind OFF) or incomplete (PARTIAL). */
+static void note(enum ht_os_status_kind kind, int err, const char *fmt, const char *what)
+{
+	int *flag = kind == HT_OS_OFF ? &noted_off : &noted_partial;
+	struct note n = {.kind = kind, .err = err, .paranoid = read_paranoid()};
+
+	if (__atomic_exchange_n(flag, 1, __ATOMIC_RELAXED))
+		return;
+	snprintf(n.reason, sizeof n.reason, fmt, what, strerror(err), n.paranoid);
+	ht_session_with_process(write_note, &n);
+}
+
+/* ---- opening ---- */
+
+/* Opens the event; with_lost: ask for the lost-record count on read() (Linux 6.0+). */
+static int perf_open(int tid, int with_lost)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof a);
+	a.size = sizeof a;
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	a.sample_id_all = 1;
+	a.context_switch = 1;
+	a.exclude_kernel = 1; /* what perf_event_paranoid 2 allows; switches are still reported */
+	a.exclude_hv = 1;
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	if (with_lost)
+		a.read_format = PERF_FORMAT_LOST;
+	return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static void ring_free(struct ht_os_ring *r)
+{
+	if (r->base)
+		munmap(r->base, r->map_size);
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r);
+}
+
+int ht_os_thread_open(struct ht_stream *s, int tid)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct ht_os_ring *r;
+	int err = ENOMEM;
+
+	if (__atomic_load_n(&os_off, __ATOMIC_RELAXED))
+		return -EPERM;
+	r = calloc(1, sizeof *r);
+	if (!r)
+		return -ENOMEM;
+	r->tid = tid;
+	r->read_lost = 1;
+	r->fd = perf_open(tid, 1);
+	if (r->fd < 0 && errno == EINVAL) {
+		r->read_lost = 0;
+		r->fd = perf_open(tid, 0);
+	}
+	if (r->fd < 0) {
+		err = errno;
+		free(r);
+		switch (err) {
+		case EMFILE:
+		case ENFILE:
+		case ENOMEM:
+		case ESRCH: /* a thread gone while being set up: nothing to record */
+			if (err != ESRCH)
+				note(HT_OS_PARTIAL, err,
+				     "%s: perf_event_open failed for a thread: %s "
+				     "(perf_event_paranoid "
+				     "%d); its CPU states are not recorded",
+				     "OS scheduling partial");
+			return -err;
+		default:
+			/* Refused (paranoid level, seccomp, container) or unsupported: for good. */
+			__atomic_store_n(&os_off, 1, __ATOMIC_RELAXED);
+			note(HT_OS_OFF, err,
+			     "%s: perf_event_open: %s (kernel.perf_event_paranoid = %d)",
+			     "OS scheduling not recorded");
+			return -err;
+		}
+	}
+	for (size_t data = s->p.packet_size * RING_PACKETS;
+	     data >= RING_MIN && data >= (size_t)page; data /= 4) {
+		size_t size = (size_t)page + data; /* a power of two of pages: packet sizes are */
+		void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+
+		if (m != MAP_FAILED) {
+			r->base = m;
+			r->map_size = size;
+			r->data_size = data;
+			break;
+		}
+		err = errno;
+		if (err != EPERM && err != ENOMEM)
+			break;
+	}
+	if (!r->base) {
+		ring_free(r);
+		note(HT_OS_PARTIAL, err,
+		     "%s: cannot map a perf ring for a thread: %s (perf_event_paranoid %d; raise "
+		     "ulimit -l or kernel.perf_event_mlock_kb); its CPU states are not recorded",
+		     "OS scheduling partial");
+		return -err;
+	}
+	/* The thread runs now: that is its first state. */
+	r->known = 1;
+	r->state = HT_CPU_RUNNING;
+	r->since = ht_now_ns();
+	r->cpu = (uint32_t)(sched_getcpu() < 0 ? 0 : sched_getcpu());
+	pthread_mutex_lock(&os_lock);
+	r->next = rings;
+	if (rings)
+		rings->prev = r;
+	rings = r;
+	pthread_mutex_unlock(&os_lock);
+	s->os = r;
+	return 0;
+}
+
+/* ---- draining ---- */
+
+/* Copies n bytes at ring offset off (wrapping) into dst. */
+static void ring_copy(const struct ht_os_ring *r, uint64_t off, void *dst, size_t n)
+{
+	const uint8_t *data = r->base + (r->map_size - r->data_size);
+	size_t o = (size_t)(off % r->data_size), first = r->data_size - o;
+
+	if (first >= n) {
+		memcpy(dst, data + o, n);
+	} else {
+		memcpy(dst, data + o, first);
+		memcpy((uint8_t *)dst + first, data, n - first);
+	}
+}
+
+/* Return: nonzero when `out` can take an interval and a lost event and still keep `keep` bytes. */
+static int room(struct ht_stream *out, size_t keep)
+{
+	return !keep ||
+	       ht_stream_has_room(out, 2 * HT_EH_MAX_SIZE + CPU_STATE_SIZE + LOST_SIZE + keep);
+}
+
+static void put_state(struct ht_stream *out, const struct ht_os_ring *r, uint64_t end)
+{
+	uint8_t *p;
+
+	if (!r->known || end <= r->since)
+		return;
+	p = ht_event_begin(out, HT_EV_CPU_STATE, CPU_STATE_SIZE);
+	if (!p)
+		return; /* dropped and counted by the stream */
+	ht_put32(p, (uint32_t)r->tid);
+	p[4] = r->state;
+	ht_put64(p + 5, r->since);
+	ht_put64(p + 13, end);
+	ht_put32(p + 21, r->cpu);
+	ht_stream_commit(out, p + CPU_STATE_SIZE);
+}
+
+static void put_lost(struct ht_stream *out, struct ht_os_ring *r)
+{
+	uint8_t *p;
+
+	if (!r->lost)
+		return;
+	p = ht_event_begin(out, HT_EV_LOST, LOST_SIZE);
+	if (!p)
+		return;
+	p[0] = HT_LOST_OS_RECORD;
+	ht_put64(p + 1, r->lost);
+	ht_stream_commit(out, p + LOST_SIZE);
+	r->lost = 0;
+}
+
+/* Applies one record to the state machine, writing the interval it closes. */
+static void take_record(struct ht_stream *out, struct ht_os_ring *r, const uint8_t *rec,
+			size_t size)
+{
+	const struct perf_event_header *h = (const void *)rec;
+
+	if (h->type == PERF_RECORD_SWITCH && size >= 32) {
+		uint64_t t = ht_le64(rec + 16);
+		uint32_t cpu = ht_le32(rec + 24);
+
+		put_state(out, r, t);
+		if (h->misc & PERF_RECORD_MISC_SWITCH_OUT) {
+			r->state = (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)
+				       ? HT_CPU_PREEMPTED
+				       : HT_CPU_BLOCKED;
+		} else {
+			r->state = HT_CPU_RUNNING;
+		}
+		/* a waiting thread keeps the CPU it left; a running one has the CPU it got */
+		r->cpu = cpu;
+		r->since = t;
+		r->known = 1;
+	} else if (h->type == PERF_RECORD_LOST && size >= 24) {
+		r->lost += ht_le64(rec + 16);
+		r->lost_seen += ht_le64(rec + 16);
+		r->known = 0;
+	}
+}
+
+/*
+ * Losses the ring does not show yet: the kernel writes PERF_RECORD_LOST only
+ * once there is room again, so a ring still full at its last drain would
+ * hide them. The event's own count (PERF_FORMAT_LOST) tells. Return: 1 when
+ * records were lost after the ones read so far.
+ */
+static int hidden_losses(struct ht_os_ring *r)
+{
+	uint64_t v[2];
+
+	if (!r->read_lost || read(r->fd, v, sizeof v) != (ssize_t)sizeof v || v[1] <= r->lost_seen)
+		return 0;
+	r->lost += v[1] - r->lost_seen;
+	r->lost_seen = v[1];
+	return 1;
+}
+
+/*
+ * Drains r into out. keep > 0: stop while `keep` bytes are still free in
+ * out's packet (the packet-switch hook); keep == 0: drain everything. final:
+ * also write the pending state up to now and ignore the ring from then on.
+ * The caller holds r->busy.
+ */
+static void drain(struct ht_os_ring *r, struct ht_stream *out, size_t keep, int final)
+{
+	struct perf_event_mmap_page *meta = (void *)r->base;
+	uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = meta->data_tail;
+	uint8_t rec[RECORD_MAX];
+
+	if (r->done)
+		return;
+	while (tail + sizeof(struct perf_event_header) <= head && room(out, keep)) {
+		struct perf_event_header h;
+
+		ring_copy(r, tail, &h, sizeof h);
+		if (h.size < sizeof h || tail + h.size > head) {
+			/* cannot happen with a sane kernel: drop the rest, counted */
+			r->lost++;
+			r->known = 0;
+			tail = head;
+			break;
+		}
+		ring_copy(r, tail, rec, h.size < RECORD_MAX ? h.size : RECORD_MAX);
+		take_record(out, r, rec, h.size < RECORD_MAX ? h.size : RECORD_MAX);
+		tail += h.size;
+	}
+	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+	if (final && hidden_losses(r))
+		r->known = 0; /* the state after the last record read is unknown */
+	if (!keep || ht_stream_has_room(out, HT_EH_MAX_SIZE + LOST_SIZE + keep))
+		put_lost(out, r);
+	if (final) {
+		put_state(out, r, ht_now_ns());
+		r->done = 1;
+	}
+}
+
+static int try_busy(struct ht_os_ring *r)
+{
+	return !__atomic_exchange_n(&r->busy, 1, __ATOMIC_ACQUIRE);
+}
+
+static void release_busy(struct ht_os_ring *r)
+{
+	__atomic_store_n(&r->busy, 0, __ATOMIC_RELEASE);
+}
+
+/* Return: bytes waiting in r. */
+static uint64_t pending(const struct ht_os_ring *r)
+{
+	const struct perf_event_mmap_page *meta = (const void *)r->base;
+
+	return __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE) -
+	       __atomic_load_n(&meta->data_tail, __ATOMIC_RELAXED);
+}
+
+void ht_os_on_packet(struct ht_stream *s, size_t need)
+{
+	struct ht_os_ring *own = s->os;
+	size_t keep = need ? need : 1;
+
+	if (!own || !try_busy(own))
+		return; /* busy: this is the drain itself switching packets, or process exit */
+	drain(own, s, keep, 0);
+	/*
+	 * A thread with few events of its own has no packet switch to drain
+	 * at: rings filling up are drained here too, into this stream (the
+	 * intervals carry their tid). Skipped when another thread walks the list.
+	 */
+	if (pthread_mutex_trylock(&os_lock) == 0) {
+		for (struct ht_os_ring *r = rings; r && room(s, keep); r = r->next) {
+			if (r == own || pending(r) < r->data_size / 8 || !try_busy(r))
+				continue;
+			drain(r, s, keep, 0);
+			release_busy(r);
+		}
+		pthread_mutex_unlock(&os_lock);
+	}
+	release_busy(own);
+}
+
+/* Waits (briefly) to become r's consumer. Return: 1, or 0 when the other side holds on. */
+static int wait_busy(struct ht_os_ring *r)
+{
+	for (int i = 0; i < 10000; i++) {
+		if (try_busy(r))
+			return 1;
+		sched_yield();
+	}
+	return 0;
+}
+
+void ht_os_thread_close(struct ht_stream *s)
+{
+	struct ht_os_ring *r = s->os;
+
+	if (!r)
+		return;
+	pthread_mutex_lock(&os_lock);
+	if (r->prev)
+		r->prev->next = r->next;
+	else if (rings == r)
+		rings = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+	pthread_mutex_unlock(&os_lock);
+	/* Unlisted: only a process-exit drain that started before can still hold it. */
+	if (wait_busy(r))
+		drain(r, s, 0, 1);
+	s->os = NULL;
+	ring_free(r);
+}
+
+void ht_os_process_exit(struct ht_stream *proc)
+{
+	pthread_mutex_lock(&os_lock);
+	for (struct ht_os_ring *r = rings; r; r = r->next) {
+		if (!wait_busy(r))
+			continue;
+		drain(r, proc, 0, 1);
+		/* The owner may still run until the process ends: it frees its ring itself. */
+		release_busy(r);
+	}
+	pthread_mutex_unlock(&os_lock);
+}
+
+void ht_os_fork_prepare(void)
+{
+	pthread_mutex_lock(&os_lock);
+}
+
+void ht_os_fork_parent(void)
+{
+	pthread_mutex_unlock(&os_lock);
+}
+
+void ht_os_fork_child(void)
+{
+	struct ht_os_ring *r, *next;
+
+	/*
+	 * The parent's rings: perf mappings are not copied into a child
+	 * (VM_DONTCOPY), so only the inherited descriptors are closed. The
+	 * child's threads open their own on their next event.
+	 */
+	for (r = rings; r; r = next) {
+		next = r->next;
+		close(r->fd);
+		free(r);
+	}
+	rings = NULL;
+	pthread_mutex_unlock(&os_lock);
+}
