@@ -312,17 +312,37 @@ int ht_timeline_open(struct ht_timeline *tl, struct ht_trace *t)
 	tl->trace = t;
 	rc = sync_pass(tl);
 	if (rc)
-		return rc;
+		goto err;
 	rc = ht_merge_open(&tl->m, t);
 	if (rc) {
 		tl->err = tl->m.err;
-		return rc;
+		goto err;
+	}
+	/*
+	 * Definitions first: a string is defined just before its first use, but
+	 * the two sit in different streams whose times are converted from
+	 * different anchors, so the merge may deliver the use first.
+	 */
+	for (unsigned int i = 0; i < t->nprocs; i++) {
+		rc = ht_proc_info_load(&tl->m.procs[i], &t->procs[i], &tl->err);
+		if (rc)
+			goto err;
 	}
 	tl->procs = calloc(t->nprocs ? t->nprocs : 1, sizeof *tl->procs);
 	tl->streams = calloc(tl->m.nstreams ? tl->m.nstreams : 1, sizeof *tl->streams);
-	if (!tl->procs || !tl->streams)
-		return -ENOMEM;
+	if (!tl->procs || !tl->streams) {
+		rc = -ENOMEM;
+		goto err;
+	}
 	return 0;
+err:
+	{
+		struct ht_read_error e = tl->err;
+
+		ht_timeline_close(tl);
+		tl->err = e;
+	}
+	return rc;
 }
 
 /* ---- records ---- */

@@ -111,7 +111,10 @@ struct ht_timeline {
 	struct ht_read_error err;
 };
 
-/* Opens the timeline (runs the clock-sync pass). Return: 0, or < 0 with tl->err. */
+/*
+ * Opens the timeline (runs the clock-sync pass). Return: 0, or < 0 with
+ * tl->err filled and nothing left to close.
+ */
 int ht_timeline_open(struct ht_timeline *tl, struct ht_trace *t);
 /* Return: 1 with *out (valid until the next call), 0 at the end, < 0 on error (tl->err). */
 int ht_timeline_next(struct ht_timeline *tl, const struct ht_tl_record **out);

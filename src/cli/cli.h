@@ -16,6 +16,8 @@ int ht_cmd_record(int argc, char **argv);
 int ht_cmd_info(int argc, char **argv);
 int ht_cmd_check(int argc, char **argv);
 int ht_cmd_report(int argc, char **argv);
+int ht_cmd_export(int argc, char **argv);
+int ht_cmd_view(int argc, char **argv);
 
 /* Prints "hetrace: <message>" on stderr. Return: 1 (for `return ht_error(...)`). */
 __attribute__((format(printf, 1, 2))) int ht_error(const char *fmt, ...);

@@ -15,6 +15,8 @@ static const char usage[] =
 	"  info DIR                                         processes, threads, events, losses\n"
 	"  check [--repair] DIR                             validate a trace; repair a torn one\n"
 	"  report DIR [--format text|csv|json]              where the time went, why the GPU idled\n"
+	"  export DIR --format perfetto|chrome|otf2|ctf -o OUT   for Perfetto, Vampir, Trace Compass\n"
+	"  view DIR -o timeline.html                        a self-contained interactive timeline\n"
 	"\n"
 	"Run 'hetrace <command> --help' for a command's options.\n";
 
@@ -72,6 +74,8 @@ int main(int argc, char **argv)
 		{"info", ht_cmd_info},
 		{"check", ht_cmd_check},
 		{"report", ht_cmd_report},
+		{"export", ht_cmd_export},
+		{"view", ht_cmd_view},
 	};
 
 	if (argc < 2) {

@@ -8,7 +8,7 @@
 #include "analysis/timeline.h"
 
 static const char *const kinds[] = {"process", "thread", "queue",  "begin", "end",
-				    "instant", "counter", "device", "lost"};
+				    "instant", "counter", "device", "lost", "cpu_state"};
 
 int main(int argc, char **argv)
 {

@@ -1,0 +1,142 @@
+/*
+ * TSDL of the re-sorted CTF export (layout in ctf_tsdl.h). It keeps the
+ * rules of ref/trace-formats.md §1: the CTF 1.8 signature line,
+ * sizes in bits, byte alignment everywhere, a clock named `monotonic` with
+ * the trace's epoch offset and `absolute = true`, env domain "ust" and our
+ * own tracer_name; no payload field is mapped to the clock (device
+ * begin/end times are event timestamps; the others are plain u64 ns).
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "export/ctf_tsdl.h"
+#include "format/format.h"
+#include "format/tsdl.h"
+
+static void put_quoted(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fputc('\\', f);
+		if (c >= 0x20)
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void put_stream(FILE *f, int id)
+{
+	fprintf(f,
+		"stream {\n"
+		"\tid = %d;\n"
+		"\tevent.header := struct {\n"
+		"\t\tuint16_t id;\n"
+		"\t\tuint64_clock_monotonic_t timestamp;\n"
+		"\t} align(8);\n"
+		"\tpacket.context := struct {\n"
+		"\t\tuint64_clock_monotonic_t timestamp_begin;\n"
+		"\t\tuint64_clock_monotonic_t timestamp_end;\n"
+		"\t\tuint64_t content_size;\n"
+		"\t\tuint64_t packet_size;\n"
+		"\t\tuint64_t packet_seq_num;\n"
+		"\t\tuint64_t events_discarded;\n"
+		"\t\tuint32_t cpu_id;\n"
+		"\t\tint32_t _vpid;\n"
+		"\t\tint32_t _vtid;\n"
+		"\t\tinteger { size = 8; align = 8; signed = 1; encoding = UTF8; base = 10; } "
+		"_procname[%d];\n",
+		id, HT_PROCNAME_LEN);
+	if (id == HT_XS_QUEUE)
+		fputs("\t\tuint32_t device;\n\t\thex64_t queue;\n", f);
+	fputs("\t};\n};\n\n", f);
+}
+
+static void put_event(FILE *f, int stream, int id, const char *name, const char *fields)
+{
+	fprintf(f,
+		"event {\n\tname = \"hetrace:%s\";\n\tid = %d;\n\tstream_id = %d;\n"
+		"\tfields := struct {\n%s\t};\n};\n\n",
+		name, id, stream, fields);
+}
+
+int ht_xtsdl_write(FILE *f, const struct ht_xtsdl_params *p)
+{
+	char uuid[37];
+
+	ht_uuid_format(p->uuid, uuid);
+	fputs("/* CTF 1.8 */\n\n"
+	      "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
+	      "typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n"
+	      "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
+	      "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
+	      "typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n"
+	      "typealias integer { size = 64; align = 8; signed = true; } := int64_t;\n"
+	      "typealias integer { size = 64; align = 8; signed = false; base = 16; } := hex64_t;\n"
+	      "typealias floating_point { exp_dig = 11; mant_dig = 53; align = 8; } := double_t;\n"
+	      "typealias struct {\n"
+	      "\tstring key;\n"
+	      "\tenum : uint8_t { i64 = 0, u64 = 1, x64 = 2, f64 = 3, str = 4 } type;\n"
+	      "\tvariant <type> { int64_t i64; uint64_t u64; hex64_t x64; double_t f64; "
+	      "string str; } value;\n"
+	      "} := ht_arg_t;\n\n",
+	      f);
+	fprintf(f,
+		"trace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"%s\";\n\tbyte_order = le;\n"
+		"\tpacket.header := struct {\n\t\tuint32_t magic;\n\t\tuint8_t uuid[16];\n"
+		"\t\tuint32_t stream_id;\n\t\tuint64_t stream_instance_id;\n\t};\n};\n\n",
+		uuid);
+	fputs("env {\n\thostname = ", f);
+	put_quoted(f, p->hostname ? p->hostname : "unknown");
+	fputs(";\n\tdomain = \"ust\";\n\ttracer_name = \"" HT_TRACER_NAME "\";\n"
+	      "\ttracer_major = 0;\n\ttracer_minor = 1;\n"
+	      "\texport = \"ctf-sorted\";\n\ttrace_name = ",
+	      f);
+	put_quoted(f, p->trace_name ? p->trace_name : "hetrace");
+	fputs(";\n};\n\n", f);
+	fprintf(f,
+		"clock {\n\tname = \"monotonic\";\n\tuuid = \"%s\";\n"
+		"\tdescription = \"CLOCK_MONOTONIC; device commands mapped by clock sync\";\n"
+		"\tfreq = 1000000000;\n\tprecision = 1;\n"
+		"\toffset_s = %lld;\n\toffset = %lld;\n\tabsolute = true;\n};\n\n",
+		uuid, (long long)p->offset_s, (long long)p->offset_ns);
+	fputs("typealias integer { size = 64; align = 8; signed = false; "
+	      "map = clock.monotonic.value; } := uint64_clock_monotonic_t;\n\n",
+	      f);
+	put_stream(f, HT_XS_THREAD);
+	put_stream(f, HT_XS_QUEUE);
+	put_event(
+	    f, HT_XS_THREAD, HT_XE_PROCESS_INFO, "process_info",
+	    "\t\tint32_t _pid;\n\t\tint32_t _ppid;\n\t\tstring _name;\n\t\tstring _cmdline;\n");
+	put_event(f, HT_XS_THREAD, HT_XE_THREAD_INFO, "thread_info",
+		  "\t\tint32_t _tid;\n\t\tstring _name;\n");
+	put_event(f, HT_XS_THREAD, HT_XE_API_BEGIN, "api_begin", "\t\tstring _name;\n");
+	put_event(f, HT_XS_THREAD, HT_XE_API_END, "api_end",
+		  "\t\tstring _name;\n\t\tint32_t _ret;\n\t\tuint64_t _corr;\n"
+		  "\t\tuint8_t _nargs;\n\t\tht_arg_t _args[_nargs];\n");
+	put_event(f, HT_XS_THREAD, HT_XE_REGION_BEGIN, "region_begin", "\t\tstring _name;\n");
+	put_event(f, HT_XS_THREAD, HT_XE_REGION_END, "region_end", "\t\tstring _name;\n");
+	put_event(f, HT_XS_THREAD, HT_XE_INSTANT, "instant",
+		  "\t\tstring _name;\n\t\tuint8_t _nargs;\n\t\tht_arg_t _args[_nargs];\n");
+	put_event(f, HT_XS_THREAD, HT_XE_COUNTER, "counter",
+		  "\t\tstring _name;\n\t\tint64_t _value;\n");
+	put_event(f, HT_XS_THREAD, HT_XE_COUNTER_DOUBLE, "counter_double",
+		  "\t\tstring _name;\n\t\tdouble_t _value;\n");
+	put_event(f, HT_XS_THREAD, HT_XE_CPU_STATE, "cpu_state",
+		  "\t\tstring _state;\n\t\tuint64_t _end;\n\t\tuint32_t _cpu;\n");
+	put_event(f, HT_XS_QUEUE, HT_XE_QUEUE_INFO, "queue_info",
+		  "\t\tuint32_t _device;\n\t\thex64_t _queue;\n"
+		  "\t\tstring _clock_sync;\n\t\tdouble_t _sync_bound_ns;\n"
+		  "\t\tdouble_t _clock_offset_ns;\n\t\tdouble_t _clock_drift_ppm;\n");
+	put_event(f, HT_XS_QUEUE, HT_XE_COMMAND_BEGIN, "device_command_begin",
+		  "\t\tstring _name;\n\t\tstring _kind;\n\t\tuint64_t _corr;\n"
+		  "\t\tint32_t _status;\n\t\tuint64_t _queued;\n\t\tuint64_t _submit;\n"
+		  "\t\tuint64_t _end;\n\t\tuint64_t _bytes;\n"
+		  "\t\tuint64_t _global[3];\n\t\tuint64_t _local[3];\n");
+	put_event(f, HT_XS_QUEUE, HT_XE_COMMAND_END, "device_command_end",
+		  "\t\tstring _name;\n\t\tuint64_t _corr;\n");
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,27 @@
+/*
+ * Exporters: a hetrace trace written in the formats other tools read. Each
+ * reads the trace through the timeline (analysis/timeline.h), so device
+ * commands are at their synced host times, and escapes every string that
+ * comes from the trace. `hetrace export` / `hetrace view` write to a
+ * temporary name and rename it into place, so an error never leaves half a
+ * file under the name asked for.
+ */
+#ifndef HT_EXPORT_H
+#define HT_EXPORT_H
+
+#include <stdio.h>
+
+#include "analysis/trace.h"
+
+/* Perfetto protobuf (a Trace message) to f. Return: 0, or < 0 with err filled. */
+int ht_export_perfetto(struct ht_trace *t, FILE *f, struct ht_read_error *err);
+/* Chrome trace-event JSON to f. */
+int ht_export_chrome(struct ht_trace *t, FILE *f, struct ht_read_error *err);
+/* OTF2 archive in the (new, empty) directory dir: dir/traces.otf2, ... */
+int ht_export_otf2(struct ht_trace *t, const char *dir, struct ht_read_error *err);
+/* CTF 1.8 in the (new, empty) directory dir, device commands at synced times. */
+int ht_export_ctf(struct ht_trace *t, const char *dir, struct ht_read_error *err);
+/* One self-contained HTML timeline to f. */
+int ht_view_html(struct ht_trace *t, FILE *f, struct ht_read_error *err);
+
+#endif

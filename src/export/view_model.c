@@ -1,0 +1,799 @@
+/*
+ * Building the HTML view's model (view_model.h): pass 1 counts slices and
+ * samples per track and finds the span; the budget then marks the largest
+ * tracks aggregated (water-filling: small tracks keep everything, the rest
+ * share what is left); pass 2 fills full tracks and, for aggregated ones,
+ * time buckets plus a min-heap of their longest slices. Memory stays bounded
+ * by the budgets, not by the trace.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/cpustate.h"
+#include "export/view_model.h"
+#include "format/format.h"
+
+static int grow(void **p, uint64_t *cap, size_t size, uint64_t need)
+{
+	uint64_t c = *cap ? *cap : 16;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	n = realloc(*p, c * size);
+	if (!n)
+		return -ENOMEM;
+	*p = n;
+	*cap = c;
+	return 0;
+}
+
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* ---- strings ---- */
+
+static int strtab_insert(uint32_t *tab, uint32_t cap, const char *s, uint32_t id)
+{
+	uint64_t h = hash_bytes(0xcbf29ce484222325ull, s, strlen(s));
+
+	for (uint32_t i = (uint32_t)h & (cap - 1);; i = (i + 1) & (cap - 1))
+		if (!tab[i]) {
+			tab[i] = id + 1;
+			return 0;
+		}
+}
+
+int64_t ht_view_model_intern(struct ht_view_model *m, const char *s)
+{
+	uint64_t h;
+	uint64_t cap = m->capstr;
+
+	if (!s || !*s)
+		return 0;
+	if (m->strtab_cap) {
+		h = hash_bytes(0xcbf29ce484222325ull, s, strlen(s));
+		for (uint32_t i = (uint32_t)h & (m->strtab_cap - 1); m->strtab[i];
+		     i = (i + 1) & (m->strtab_cap - 1))
+			if (!strcmp(m->str[m->strtab[i] - 1], s))
+				return m->strtab[i] - 1;
+	}
+	if ((uint64_t)(m->nstr + 1) * 2 > m->strtab_cap) {
+		uint32_t ncap = m->strtab_cap ? m->strtab_cap * 2 : 1024;
+		uint32_t *tab = calloc(ncap, sizeof *tab);
+
+		if (!tab)
+			return -ENOMEM;
+		for (uint32_t k = 0; k < m->nstr; k++)
+			strtab_insert(tab, ncap, m->str[k], k);
+		free(m->strtab);
+		m->strtab = tab;
+		m->strtab_cap = ncap;
+	}
+	if (grow((void **)&m->str, &cap, sizeof *m->str, m->nstr + 1))
+		return -ENOMEM;
+	m->capstr = (uint32_t)cap;
+	m->str[m->nstr] = strdup(s);
+	if (!m->str[m->nstr])
+		return -ENOMEM;
+	strtab_insert(m->strtab, m->strtab_cap, s, m->nstr);
+	return m->nstr++;
+}
+
+/* ---- tracks ---- */
+
+static uint64_t track_hash(enum ht_view_track_kind kind, int32_t pid, int64_t a, uint64_t b)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	int k = (int)kind;
+
+	h = hash_bytes(h, &k, sizeof k);
+	h = hash_bytes(h, &pid, sizeof pid);
+	h = hash_bytes(h, &a, sizeof a);
+	return hash_bytes(h, &b, sizeof b);
+}
+
+/* a: tid or device; b: counter name id or queue */
+static int track_key_eq(const struct ht_view_track *t, enum ht_view_track_kind kind, int32_t pid,
+			int64_t a, uint64_t b)
+{
+	if (t->kind != kind || t->pid != pid)
+		return 0;
+	if (kind == HT_VIEW_THREAD || kind == HT_VIEW_CPU)
+		return t->tid == a;
+	if (kind == HT_VIEW_COUNTER)
+		return t->tid == a && t->name == b;
+	return t->device == (uint32_t)a && t->queue == b;
+}
+
+static int tracktab_rebuild(struct ht_view_model *m, uint32_t cap)
+{
+	uint32_t *tab = calloc(cap, sizeof *tab);
+
+	if (!tab)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < m->ntracks; k++) {
+		struct ht_view_track *t = &m->tracks[k];
+		int64_t a = t->kind == HT_VIEW_THREAD || t->kind == HT_VIEW_COUNTER
+				? (int64_t)t->tid
+				: (int64_t)t->device;
+		uint64_t b = t->kind == HT_VIEW_THREAD	  ? 0
+			     : t->kind == HT_VIEW_COUNTER ? t->name
+							  : t->queue;
+		uint32_t i = (uint32_t)track_hash(t->kind, t->pid, a, b) & (cap - 1);
+
+		while (tab[i])
+			i = (i + 1) & (cap - 1);
+		tab[i] = k + 1;
+	}
+	free(m->tracktab);
+	m->tracktab = tab;
+	m->tracktab_cap = cap;
+	return 0;
+}
+
+/* Return: the track with this key, created if new; NULL on -ENOMEM. */
+static struct ht_view_track *track_get(struct ht_view_model *m, enum ht_view_track_kind kind,
+				       int32_t pid, int64_t a, uint64_t b)
+{
+	struct ht_view_track *t;
+	uint64_t cap = m->captracks;
+
+	if (m->tracktab_cap) {
+		uint32_t mask = m->tracktab_cap - 1;
+
+		for (uint32_t i = (uint32_t)track_hash(kind, pid, a, b) & mask; m->tracktab[i];
+		     i = (i + 1) & mask)
+			if (track_key_eq(&m->tracks[m->tracktab[i] - 1], kind, pid, a, b))
+				return &m->tracks[m->tracktab[i] - 1];
+	}
+	if (grow((void **)&m->tracks, &cap, sizeof *m->tracks, m->ntracks + 1))
+		return NULL;
+	m->captracks = (uint32_t)cap;
+	t = &m->tracks[m->ntracks++];
+	memset(t, 0, sizeof *t);
+	t->kind = kind;
+	t->pid = pid;
+	if (kind == HT_VIEW_THREAD || kind == HT_VIEW_COUNTER || kind == HT_VIEW_CPU)
+		t->tid = (int32_t)a;
+	else
+		t->device = (uint32_t)a;
+	if (kind == HT_VIEW_COUNTER)
+		t->name = (uint32_t)b;
+	else if (kind != HT_VIEW_THREAD)
+		t->queue = b;
+	t->vmin = INFINITY;
+	t->vmax = -INFINITY;
+	if ((uint64_t)m->ntracks * 2 > m->tracktab_cap) {
+		if (tracktab_rebuild(m, m->tracktab_cap ? m->tracktab_cap * 2 : 64))
+			return NULL;
+	} else {
+		uint32_t mask = m->tracktab_cap - 1,
+			 i = (uint32_t)track_hash(kind, pid, a, b) & mask;
+
+		while (m->tracktab[i])
+			i = (i + 1) & mask;
+		m->tracktab[i] = m->ntracks;
+	}
+	return t;
+}
+
+static struct ht_view_proc *proc_get(struct ht_view_model *m, int32_t pid)
+{
+	uint64_t cap = m->capprocs;
+
+	for (unsigned int i = 0; i < m->nprocs; i++)
+		if (m->procs[i].pid == pid)
+			return &m->procs[i];
+	if (grow((void **)&m->procs, &cap, sizeof *m->procs, m->nprocs + 1))
+		return NULL;
+	m->capprocs = (unsigned int)cap;
+	memset(&m->procs[m->nprocs], 0, sizeof *m->procs);
+	m->procs[m->nprocs].pid = pid;
+	return &m->procs[m->nprocs++];
+}
+
+/* ---- slices ---- */
+
+static void heap_swap(struct ht_view_slice *s, uint64_t i, uint64_t j)
+{
+	struct ht_view_slice x = s[i];
+
+	s[i] = s[j];
+	s[j] = x;
+}
+
+static void heap_down(struct ht_view_slice *s, uint64_t n, uint64_t i)
+{
+	for (;;) {
+		uint64_t l = 2 * i + 1, r = l + 1, min = i;
+
+		if (l < n && s[l].dur < s[min].dur)
+			min = l;
+		if (r < n && s[r].dur < s[min].dur)
+			min = r;
+		if (min == i)
+			return;
+		heap_swap(s, i, min);
+		i = min;
+	}
+}
+
+static void heap_up(struct ht_view_slice *s, uint64_t i)
+{
+	while (i && s[(i - 1) / 2].dur > s[i].dur) {
+		heap_swap(s, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static void bucket_add(struct ht_view_model *m, struct ht_view_track *t,
+		       const struct ht_view_slice *s)
+{
+	unsigned int d = s->depth < HT_VIEW_BUCKET_DEPTHS ? s->depth : HT_VIEW_BUCKET_DEPTHS - 1;
+	struct ht_view_bucket *b = t->b[d];
+	uint64_t start = s->ts < m->t0 ? 0 : s->ts - m->t0, end = start + s->dur;
+	uint64_t b0 = start / t->bw, b1 = end / t->bw;
+
+	if (!b)
+		return;
+	if (b0 >= t->nb)
+		b0 = t->nb - 1;
+	if (b1 >= t->nb)
+		b1 = t->nb - 1;
+	b[b0].count++;
+	for (uint64_t k = b0; k <= b1; k++) {
+		uint64_t lo = k * t->bw, hi = lo + t->bw;
+		uint64_t ov = (end < hi ? end : hi) - (start > lo ? start : lo);
+
+		if (start > hi || end < lo)
+			continue;
+		b[k].busy += ov;
+		if (ov > b[k].dom_ns || !b[k].dom) {
+			b[k].dom_ns = ov;
+			b[k].dom = s->name;
+		}
+	}
+}
+
+/* Takes ownership of s->args. Return: 0 or -ENOMEM. */
+static int slice_add(struct ht_view_model *m, struct ht_view_track *t, struct ht_view_slice *s)
+{
+	if (m->pass == 1) {
+		t->total++;
+		free(s->args);
+		return 0;
+	}
+	if (s->depth + 1u > t->maxdepth)
+		t->maxdepth = s->depth + 1u;
+	if (!t->agg) {
+		if (grow((void **)&t->s, &t->cap, sizeof *t->s, t->n + 1)) {
+			free(s->args);
+			return -ENOMEM;
+		}
+		t->s[t->n++] = *s;
+		return 0;
+	}
+	bucket_add(m, t, s);
+	if (t->n < t->keep) {
+		t->s[t->n] = *s;
+		heap_up(t->s, t->n++);
+	} else if (t->n && s->dur > t->s[0].dur) {
+		free(t->s[0].args);
+		t->s[0] = *s;
+		heap_down(t->s, t->n, 0);
+	} else {
+		free(s->args);
+	}
+	return 0;
+}
+
+static void counter_add(struct ht_view_model *m, struct ht_view_track *t, uint64_t ts, double v)
+{
+	if (m->pass == 1) {
+		t->total++;
+		return;
+	}
+	if (v < t->vmin)
+		t->vmin = v;
+	if (v > t->vmax)
+		t->vmax = v;
+	ts = ts < m->t0 ? 0 : ts - m->t0;
+	if (!t->agg) {
+		if (t->ncv + 2 > t->total * 2)
+			return; /* pass 2 saw more than pass 1: cannot happen on a read-only trace
+				 */
+		t->cv[t->ncv++] = (double)ts;
+		t->cv[t->ncv++] = v;
+	} else {
+		uint64_t k = ts / t->bw;
+		struct ht_view_cbucket *b = &t->cb[k < t->nb ? k : t->nb - 1];
+
+		if (!b->n || v < b->min)
+			b->min = v;
+		if (!b->n || v > b->max)
+			b->max = v;
+		b->last = v;
+		b->n++;
+	}
+}
+
+/* "key=value, key=value" of a record's arguments (with ret first for API ends), or NULL. */
+static char *args_text(const struct ht_tl_record *r, int with_ret)
+{
+	char buf[2048];
+	size_t len = 0;
+
+	buf[0] = '\0';
+	if (with_ret)
+		len += (size_t)snprintf(buf, sizeof buf, "ret=%d", r->ret);
+	for (unsigned int i = 0; i < r->nargs && len < sizeof buf; i++) {
+		const struct ht_tl_arg *a = &r->args[i];
+		char *p = buf + len;
+		size_t left = sizeof buf - len;
+		const char *sep = len ? ", " : "";
+		const char *key = a->key ? a->key : "?";
+		int w;
+
+		switch (a->type) {
+		case HT_TL_INT:
+			w = snprintf(p, left, "%s%s=%" PRId64, sep, key, a->v.i);
+			break;
+		case HT_TL_HEX:
+			w = snprintf(p, left, "%s%s=0x%" PRIx64, sep, key, a->v.u);
+			break;
+		case HT_TL_DOUBLE:
+			w = snprintf(p, left, "%s%s=%g", sep, key, a->v.f);
+			break;
+		case HT_TL_STRING:
+			w = snprintf(p, left, "%s%s=%s", sep, key, a->v.s ? a->v.s : "");
+			break;
+		default:
+			w = snprintf(p, left, "%s%s=%" PRIu64, sep, key, a->v.u);
+		}
+		len += w > 0 ? (size_t)w : 0;
+	}
+	if (len >= sizeof buf)
+		memcpy(buf + sizeof buf - 4, "...", 4);
+	return len ? strdup(buf) : NULL;
+}
+
+static int thread_end(struct ht_view_model *m, struct ht_view_track *t,
+		      const struct ht_tl_record *r, uint32_t name, uint8_t cat)
+{
+	unsigned int i = t->depth;
+
+	while (i > 0 && !(t->stack[i - 1].name == name && t->stack[i - 1].cat == cat))
+		i--;
+	if (!i)
+		return 0; /* an end without its begin (lost, or before the trace) */
+	/* ends missing above it: close them here, marked unfinished */
+	while (t->depth >= i) {
+		struct ht_view_open *o = &t->stack[--t->depth];
+		struct ht_view_slice s = {.ts = o->ts,
+					  .dur = r->ts > o->ts ? r->ts - o->ts : 0,
+					  .name = o->name,
+					  .depth = (uint16_t)t->depth,
+					  .cat = o->cat,
+					  .host_wait = -1,
+					  .dev_wait = -1};
+
+		if (t->depth + 1 > i) {
+			s.cat |= HT_VIEW_UNFINISHED;
+		} else if (cat == HT_VIEW_API && m->pass == 2) {
+			s.args = args_text(r, 1);
+			s.corr = r->corr;
+		}
+		if (slice_add(m, t, &s))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int device_record(struct ht_view_model *m, const struct ht_tl_record *r)
+{
+	int kind = HT_CMD_OTHER;
+	struct ht_view_track *t;
+	struct ht_view_slice s = {.host_wait = -1, .dev_wait = -1};
+	int64_t name;
+	unsigned int lane = 0;
+
+	for (int k = 0; k < HT_CMD_KIND_COUNT; k++)
+		if (r->category && !strcmp(r->category, ht_cmd_kind_names[k]))
+			kind = k;
+	t = track_get(m, kind == HT_CMD_KERNEL ? HT_VIEW_KERNELS : HT_VIEW_TRANSFERS, r->pid,
+		      r->device, r->queue);
+	name = ht_view_model_intern(m, r->name);
+	if (!t || name < 0)
+		return -ENOMEM;
+	if (m->pass == 2) {
+		/* lanes: commands that overlap on one queue (out of order) go side by side */
+		while (lane < t->nlanes && t->lane_end[lane] > r->ts)
+			lane++;
+		if (lane == t->nlanes && t->nlanes < HT_VIEW_LANES)
+			t->nlanes++;
+		if (lane == HT_VIEW_LANES)
+			lane = HT_VIEW_LANES - 1;
+		if (r->end > t->lane_end[lane])
+			t->lane_end[lane] = r->end;
+		if (r->queued && r->submit >= r->queued)
+			s.host_wait = (int64_t)(r->submit - r->queued);
+		if (r->submit && r->ts >= r->submit)
+			s.dev_wait = (int64_t)(r->ts - r->submit);
+		if (kind == HT_CMD_KERNEL && r->global[0]) {
+			char g[256];
+
+			snprintf(g, sizeof g,
+				 "global=%" PRIu64 "x%" PRIu64 "x%" PRIu64 ", local=%" PRIu64
+				 "x%" PRIu64 "x%" PRIu64,
+				 r->global[0], r->global[1], r->global[2], r->local[0], r->local[1],
+				 r->local[2]);
+			s.args = strdup(g);
+		}
+	}
+	s.ts = r->ts;
+	s.dur = r->end > r->ts ? r->end - r->ts : 0;
+	s.corr = r->corr;
+	s.bytes = r->bytes;
+	s.status = r->status;
+	s.name = (uint32_t)name;
+	s.depth = (uint16_t)lane;
+	s.cat = (uint8_t)kind;
+	return slice_add(m, t, &s);
+}
+
+/*
+ * A CPU-state interval: a slice on its thread's CPU row, its category the
+ * state's index after the device-command kinds (the page's KINDS list).
+ */
+static int cpu_record(struct ht_view_model *m, const struct ht_tl_record *r)
+{
+	struct ht_view_track *t = track_get(m, HT_VIEW_CPU, r->pid, r->tid, 0);
+	struct ht_view_slice s = {.host_wait = -1, .dev_wait = -1};
+	int64_t name = ht_view_model_intern(m, r->name);
+	int state = 0;
+
+	if (!t || name < 0)
+		return -ENOMEM;
+	for (int k = 0; k < HT_CPU_STATE_COUNT; k++)
+		if (r->name && !strcmp(r->name, ht_cpu_state_names[k]))
+			state = k;
+	s.ts = r->ts;
+	s.dur = r->end > r->ts ? r->end - r->ts : 0;
+	s.name = (uint32_t)name;
+	s.cat = (uint8_t)(HT_CMD_KIND_COUNT + state);
+	return slice_add(m, t, &s);
+}
+
+static int record(struct ht_view_model *m, const struct ht_tl_record *r)
+{
+	struct ht_view_track *t;
+	struct ht_view_proc *p;
+	int64_t name;
+
+	if (r->kind != HT_TL_PROCESS && r->kind != HT_TL_THREAD && r->kind != HT_TL_QUEUE) {
+		uint64_t end = r->kind == HT_TL_DEVICE && r->end > r->ts ? r->end : r->ts;
+
+		if (m->pass == 1 && r->ts && r->ts < m->t0)
+			m->t0 = r->ts;
+		if (m->pass == 1 && end > m->t1)
+			m->t1 = end;
+	}
+	switch (r->kind) {
+	case HT_TL_PROCESS:
+		p = proc_get(m, r->pid);
+		if (!p)
+			return -ENOMEM;
+		p->ppid = r->ppid;
+		if (ht_view_model_intern(m, r->name) < 0 || ht_view_model_intern(m, r->text) < 0)
+			return -ENOMEM;
+		p->name = (uint32_t)ht_view_model_intern(m, r->name);
+		p->cmd = (uint32_t)ht_view_model_intern(m, r->text);
+		return 0;
+	case HT_TL_THREAD:
+		t = track_get(m, HT_VIEW_THREAD, r->pid, r->tid, 0);
+		name = ht_view_model_intern(m, r->name);
+		if (!t || name < 0 || !proc_get(m, r->pid))
+			return -ENOMEM;
+		if (name)
+			t->name = (uint32_t)name;
+		return 0;
+	case HT_TL_QUEUE:
+		return 0; /* the command itself creates its track */
+	case HT_TL_DEVICE:
+		return device_record(m, r);
+	case HT_TL_COUNTER:
+		name = ht_view_model_intern(m, r->name);
+		if (name < 0)
+			return -ENOMEM;
+		t = track_get(m, HT_VIEW_COUNTER, r->pid, r->tid, (uint64_t)name);
+		if (!t)
+			return -ENOMEM;
+		counter_add(m, t, r->ts, r->value);
+		return 0;
+	case HT_TL_CPU_STATE:
+		return cpu_record(m, r);
+	case HT_TL_LOST:
+		if (m->pass == 1)
+			m->lost += (uint64_t)r->value;
+		if (!r->tid)
+			return 0;
+		/* fall through: a lost-events mark on its thread */
+	case HT_TL_SLICE_BEGIN:
+	case HT_TL_SLICE_END:
+	case HT_TL_INSTANT:
+		break;
+	}
+	t = track_get(m, HT_VIEW_THREAD, r->pid, r->tid, 0);
+	name = ht_view_model_intern(m, r->kind == HT_TL_LOST ? "lost events" : r->name);
+	if (!t || name < 0)
+		return -ENOMEM;
+	if (r->ts > t->last_ts)
+		t->last_ts = r->ts;
+	if (r->kind == HT_TL_SLICE_BEGIN) {
+		uint64_t cap = t->capstack;
+
+		if (grow((void **)&t->stack, &cap, sizeof *t->stack, t->depth + 1))
+			return -ENOMEM;
+		t->capstack = (unsigned int)cap;
+		t->stack[t->depth].ts = r->ts;
+		t->stack[t->depth].name = (uint32_t)name;
+		t->stack[t->depth++].cat =
+		    r->category && !strcmp(r->category, "api") ? HT_VIEW_API : HT_VIEW_REGION;
+		return 0;
+	}
+	if (r->kind == HT_TL_SLICE_END)
+		return thread_end(m, t, r, (uint32_t)name,
+				  r->category && !strcmp(r->category, "api") ? HT_VIEW_API
+									     : HT_VIEW_REGION);
+	{
+		struct ht_view_slice s = {.ts = r->ts,
+					  .name = (uint32_t)name,
+					  .depth = (uint16_t)t->depth,
+					  .host_wait = -1,
+					  .dev_wait = -1};
+
+		if (r->kind == HT_TL_LOST) {
+			char b[64];
+
+			snprintf(b, sizeof b, "events=%.0f", r->value);
+			s.cat = HT_VIEW_LOST;
+			s.args = m->pass == 2 ? strdup(b) : NULL;
+		} else {
+			s.cat = HT_VIEW_INSTANT;
+			s.args = m->pass == 2 ? args_text(r, 0) : NULL;
+		}
+		return slice_add(m, t, &s);
+	}
+}
+
+/* Closes the slices still open at the end of the trace, marked unfinished. */
+static int close_open(struct ht_view_model *m)
+{
+	for (uint32_t i = 0; i < m->ntracks; i++) {
+		struct ht_view_track *t = &m->tracks[i];
+
+		while (t->depth) {
+			struct ht_view_open *o = &t->stack[--t->depth];
+			struct ht_view_slice s = {.ts = o->ts,
+						  .dur = m->t1 > o->ts ? m->t1 - o->ts : 0,
+						  .name = o->name,
+						  .depth = (uint16_t)t->depth,
+						  .cat = o->cat | HT_VIEW_UNFINISHED,
+						  .host_wait = -1,
+						  .dev_wait = -1};
+
+			if (slice_add(m, t, &s))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Water-filling: with budget B over tracks of sizes n_i, tracks under the
+ * fair share of what is left keep everything; the others keep their share.
+ * Return: the share at which tracks start being cut (UINT64_MAX: none).
+ */
+static uint64_t fair_share(struct ht_view_model *m, int counters, uint64_t budget)
+{
+	uint64_t *n = malloc((m->ntracks + 1) * sizeof *n), left = budget, share = UINT64_MAX;
+	uint32_t k = 0;
+
+	if (!n)
+		return 0;
+	for (uint32_t i = 0; i < m->ntracks; i++)
+		if ((m->tracks[i].kind == HT_VIEW_COUNTER) == counters)
+			n[k++] = m->tracks[i].total;
+	qsort(n, k, sizeof *n, cmp_u64);
+	for (uint32_t i = 0; i < k; i++) {
+		if (n[i] * (k - i) > left) {
+			share = left / (k - i);
+			break;
+		}
+		left -= n[i];
+	}
+	free(n);
+	return share;
+}
+
+/* Between the passes: which tracks are aggregated, and their buckets. */
+static int plan(struct ht_view_model *m)
+{
+	uint64_t sshare = fair_share(m, 0, HT_VIEW_SLICE_BUDGET);
+	uint64_t cshare = fair_share(m, 1, HT_VIEW_SAMPLE_BUDGET);
+	uint64_t span = m->t1 > m->t0 ? m->t1 - m->t0 + 1 : 1;
+	uint32_t nagg = 0, nb;
+
+	for (uint32_t i = 0; i < m->ntracks; i++) {
+		struct ht_view_track *t = &m->tracks[i];
+		uint64_t share = t->kind == HT_VIEW_COUNTER ? cshare : sshare;
+
+		t->agg = t->total > share;
+		nagg += t->agg && t->kind != HT_VIEW_COUNTER;
+		m->aggregated |= t->agg;
+		if (t->kind == HT_VIEW_COUNTER)
+			m->samples += t->total;
+		else
+			m->slices += t->total;
+		/* the begin/end stacks are rebuilt in pass 2 */
+		t->depth = 0;
+		t->last_ts = 0;
+	}
+	nb = nagg ? HT_VIEW_BUCKET_BUDGET / (nagg * HT_VIEW_BUCKET_DEPTHS) : 0;
+	nb = nb > 8192 ? 8192 : nb < 256 ? 256 : nb;
+	for (uint32_t i = 0; i < m->ntracks; i++) {
+		struct ht_view_track *t = &m->tracks[i];
+
+		if (t->kind == HT_VIEW_COUNTER) {
+			if (!t->agg) {
+				t->cv = malloc((t->total * 2 + 1) * sizeof *t->cv);
+				if (!t->cv)
+					return -ENOMEM;
+				continue;
+			}
+			/* about three numbers a bucket: as many as its share of samples allows */
+			t->nb = (uint32_t)(cshare / 3 < 1024	? 1024
+					   : cshare / 3 > 65536 ? 65536
+								: cshare / 3);
+			t->bw = (span + t->nb - 1) / t->nb;
+			t->nb = (uint32_t)((span + t->bw - 1) / t->bw);
+			t->cb = calloc(t->nb, sizeof *t->cb);
+			if (!t->cb)
+				return -ENOMEM;
+			continue;
+		}
+		if (!t->agg)
+			continue;
+		t->keep = sshare ? sshare : 1;
+		t->s = malloc(t->keep * sizeof *t->s);
+		t->bw = (span + nb - 1) / nb;
+		t->nb = (uint32_t)((span + t->bw - 1) / t->bw);
+		for (int d = 0; d < HT_VIEW_BUCKET_DEPTHS; d++)
+			t->b[d] = calloc(t->nb, sizeof *t->b[d]);
+		for (int d = 0; d < HT_VIEW_BUCKET_DEPTHS; d++)
+			if (!t->s || !t->b[d])
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+static int cmp_slice(const void *a, const void *b)
+{
+	const struct ht_view_slice *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return (x->depth > y->depth) - (x->depth < y->depth);
+}
+
+static int run_pass(struct ht_view_model *m, struct ht_trace *t, struct ht_read_error *err)
+{
+	struct ht_timeline tl;
+	const struct ht_tl_record *r;
+	int rc;
+
+	rc = ht_timeline_open(&tl, t);
+	if (rc < 0) {
+		*err = tl.err; /* a failed open leaves nothing to close */
+		return rc;
+	}
+	while ((rc = ht_timeline_next(&tl, &r)) > 0) {
+		rc = record(m, r);
+		if (rc < 0) {
+			snprintf(err->msg, sizeof err->msg, "out of memory building the view");
+			break;
+		}
+	}
+	if (rc < 0 && !err->msg[0])
+		*err = tl.err;
+	if (m->pass == 2)
+		m->reorder_overflows = tl.reorder_overflows;
+	ht_timeline_close(&tl);
+	return rc;
+}
+
+int ht_view_model_build(struct ht_view_model *m, struct ht_trace *t, struct ht_read_error *err)
+{
+	int rc;
+
+	memset(m, 0, sizeof *m);
+	m->str = malloc(16 * sizeof *m->str);
+	if (!m->str || !(m->str[0] = strdup("")))
+		goto nomem;
+	m->nstr = 1;
+	m->capstr = 16;
+	m->t0 = UINT64_MAX;
+	m->pass = 1;
+	rc = run_pass(m, t, err);
+	if (rc < 0)
+		return rc;
+	if (m->t0 == UINT64_MAX)
+		m->t0 = m->t1 = 0;
+	if (m->t1 < m->t0)
+		m->t1 = m->t0;
+	rc = plan(m);
+	if (rc < 0)
+		goto nomem;
+	m->pass = 2;
+	rc = run_pass(m, t, err);
+	if (rc < 0)
+		return rc;
+	if (close_open(m))
+		goto nomem;
+	for (uint32_t i = 0; i < m->ntracks; i++) {
+		struct ht_view_track *k = &m->tracks[i];
+
+		if (k->n)
+			qsort(k->s, k->n, sizeof *k->s, cmp_slice);
+		m->kept_slices += k->n;
+		m->kept_samples += k->ncv / 2;
+	}
+	return 0;
+nomem:
+	snprintf(err->msg, sizeof err->msg, "out of memory building the view");
+	return -ENOMEM;
+}
+
+void ht_view_model_release(struct ht_view_model *m)
+{
+	for (uint32_t i = 0; i < m->ntracks; i++) {
+		struct ht_view_track *t = &m->tracks[i];
+
+		for (uint64_t k = 0; k < t->n; k++)
+			free(t->s[k].args);
+		free(t->s);
+		free(t->cv);
+		free(t->cb);
+		free(t->stack);
+		for (int d = 0; d < HT_VIEW_BUCKET_DEPTHS; d++)
+			free(t->b[d]);
+	}
+	for (uint32_t i = 0; i < m->nstr; i++)
+		free(m->str[i]);
+	free(m->str);
+	free(m->strtab);
+	free(m->tracks);
+	free(m->tracktab);
+	free(m->procs);
+	memset(m, 0, sizeof *m);
+}
