@@ -233,6 +233,9 @@ static int take_command(struct ht_report *r, struct ht_proc_info *pi, const uint
 		d->first = hs;
 	if (he > d->last)
 		d->last = he;
+	/* markers, barriers and synchronisations occupy no engine: not busy time */
+	if (kind == HT_CMD_MARKER || kind == HT_CMD_BARRIER || kind == HT_CMD_SYNC)
+		return 0;
 	return add_interval(d, hs, he, kind == HT_CMD_KERNEL);
 }
 

@@ -486,16 +486,24 @@ static int device_command(struct ht_timeline *tl, const struct ht_merged *e)
 	return held_push(p, &r);
 }
 
-/* Releases held device commands that nothing seen later can precede. */
-static int release(struct ht_timeline *tl, struct ht_tl_proc *p, int all)
+/*
+ * Releases held device commands that nothing seen later can precede. `now`
+ * is the merge's time: an enqueue whose command has not arrived after
+ * HT_REORDER_EXPIRE_NS (a record the vendor layer lost) stops holding others.
+ */
+static int release(struct ht_timeline *tl, struct ht_tl_proc *p, int all, uint64_t now)
 {
 	while (p->nheld) {
 		uint64_t limit = UINT64_MAX;
 		struct ht_tl_record r;
 
 		/* the earliest enqueue still waiting for its command */
-		while (p->nopen && seen_has(p, p->open[0].corr)) {
-			seen_del(p, p->open[0].corr);
+		while (p->nopen && (seen_has(p, p->open[0].corr) ||
+				    now > p->open[0].begin + HT_REORDER_EXPIRE_NS)) {
+			if (seen_has(p, p->open[0].corr))
+				seen_del(p, p->open[0].corr);
+			else
+				tl->reorder_expired++;
 			open_pop(p);
 		}
 		if (p->nopen)
@@ -696,14 +704,14 @@ int ht_timeline_next(struct ht_timeline *tl, const struct ht_tl_record **out)
 		if (rc == 0) {
 			tl->merge_done = 1;
 			for (unsigned int i = 0; i < tl->trace->nprocs; i++)
-				if (release(tl, &tl->procs[i], 1))
+				if (release(tl, &tl->procs[i], 1, UINT64_MAX))
 					return -ENOMEM;
 			continue;
 		}
 		rc = take(tl, &e, &have);
 		if (rc < 0)
 			return rc;
-		rc = release(tl, &tl->procs[e.stream->proc], 0);
+		rc = release(tl, &tl->procs[e.stream->proc], 0, e.ev->ts);
 		if (rc < 0)
 			return rc;
 		if (have) {

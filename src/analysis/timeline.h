@@ -12,7 +12,9 @@
  * command is held until every command enqueued before it (by its enqueue
  * call's begin time) has been seen, so nothing seen later can start earlier;
  * if more than HT_REORDER_MAX commands are held, the earliest is released
- * anyway and counted in ht_timeline.reorder_overflows.
+ * anyway and counted in ht_timeline.reorder_overflows; an enqueue whose command
+ * has not arrived within HT_REORDER_EXPIRE_NS stops holding the others
+ * (counted in reorder_expired).
  */
 #ifndef HT_TIMELINE_H
 #define HT_TIMELINE_H
@@ -23,6 +25,7 @@
 #include "analysis/merge.h"
 
 #define HT_REORDER_MAX 65536
+#define HT_REORDER_EXPIRE_NS 10000000000ull /* an enqueue waits this long for its command */
 #define HT_TL_ARGS 16
 
 enum ht_tl_kind {
@@ -107,6 +110,7 @@ struct ht_timeline {
 	unsigned int nout, capout, outpos;
 	int merge_done;
 	uint64_t reorder_overflows;
+	uint64_t reorder_expired; /* enqueues whose command never came */
 	uint64_t device_commands;
 	struct ht_read_error err;
 };

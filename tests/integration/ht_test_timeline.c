@@ -53,8 +53,9 @@ int main(int argc, char **argv)
 	}
 	if (rc < 0)
 		fprintf(stderr, "ht_test_timeline: %s: %s\n", tl.err.file, tl.err.msg);
-	printf("# device_commands=%llu reorder_overflows=%llu\n",
-	       (unsigned long long)tl.device_commands, (unsigned long long)tl.reorder_overflows);
+	printf("# device_commands=%llu reorder_overflows=%llu reorder_expired=%llu\n",
+	       (unsigned long long)tl.device_commands, (unsigned long long)tl.reorder_overflows,
+	       (unsigned long long)tl.reorder_expired);
 	ht_timeline_close(&tl);
 	ht_trace_close(t);
 	return rc < 0;

@@ -10,7 +10,17 @@
  * device 0:    kernel kern_a  queued 2200 submit 2300 start 4000 end 8000
  *              copy_d2h 1e6 B start 12000 end 13000 (queued 11000, submit 11500)
  * process:     start anchor at 500, exit anchor at 21000
- *   usage: synth_trace DIR
+ *
+ * Scenario "hostile" (for the HTML view) adds strings that must stay text:
+ *   thread 101 named   render<i>x</i>
+ *   14000-14200        enqueue (corr 3) of kernel <img src=x onerror=alert(1)>,
+ *                      which runs 17000-19000 on the same queue
+ *   15000-16000        region </script><script>alert(2)</script>
+ * Scenario "reorder" (for the reorder window) replaces the device part: three
+ * enqueues at 30000, 31000, 32000 (corr 10, 11, 12) whose commands are
+ * collected in reverse order (12, 11, 10 at 40000, 40100, 40200) and ran
+ * 35000-36000 (10), 36000-37000 (11), 37000-38000 (12).
+ *   usage: synth_trace DIR [base|hostile|reorder]
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -110,6 +120,15 @@ static void api(uint64_t t0, uint64_t t1, uint16_t f, uint64_t corr)
 	done(7 + (corr ? 8 : 0));
 }
 
+static void thread_name(uint64_t t, int32_t tid, const char *name)
+{
+	uint8_t *p = ev(HT_EV_THREAD_INFO, t);
+
+	ht_put32(p, (uint32_t)tid);
+	strcpy((char *)p + 4, name);
+	done(4 + strlen(name) + 1);
+}
+
 static void anchor(uint64_t t, int kind)
 {
 	uint8_t *p = ev(HT_EV_CLOCK_ANCHOR, t);
@@ -174,8 +193,11 @@ int main(int argc, char **argv)
 	int dirfd;
 	FILE *f;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: synth_trace DIR\n");
+	const char *scenario = argc > 2 ? argv[2] : "base";
+	int hostile = !strcmp(scenario, "hostile"), reorder = !strcmp(scenario, "reorder");
+
+	if (argc < 2 || argc > 3 || (!hostile && !reorder && strcmp(scenario, "base"))) {
+		fprintf(stderr, "usage: synth_trace DIR [base|hostile|reorder]\n");
 		return 2;
 	}
 	snprintf(path, sizeof path, "%s/100-synth", argv[1]);
@@ -193,6 +215,8 @@ int main(int argc, char **argv)
 	begin(HT_SC_THREAD, 100, BASE + 400);
 	str(1, "step");
 	str(2, "kern_a");
+	str(3, "<img src=x onerror=alert(1)>");
+	str(4, "</script><script>alert(2)</script>");
 	fn(0x1000, "clFinish", "command_queue:h");
 	fn(0x1001, "clEnqueueNDRangeKernel", "corr:u");
 	anchor(500, HT_ANCHOR_START);
@@ -200,13 +224,25 @@ int main(int argc, char **argv)
 	flush(dirfd, "process");
 
 	begin(HT_SC_THREAD, 101, BASE + 1000);
+	if (hostile)
+		thread_name(1000, 101, "render<i>x</i>");
 	u32ev(HT_EV_REGION_BEGIN, 1000, 1);
 	api(2000, 2500, 0x1001, 1);
 	api(3000, 9000, 0x1000, 0);
 	u32ev(HT_EV_REGION_END, 9500, 1);
 	api(10000, 10100, 0x1000, 0);
+	if (hostile) {
+		api(14000, 14200, 0x1001, 3);
+		u32ev(HT_EV_REGION_BEGIN, 15000, 4);
+		u32ev(HT_EV_REGION_END, 16000, 4);
+	}
 	u32ev(HT_EV_REGION_BEGIN, 20000, 1);
 	u32ev(HT_EV_REGION_END, 21000, 1);
+	if (reorder) {
+		api(30000, 30100, 0x1001, 10);
+		api(31000, 31100, 0x1001, 11);
+		api(32000, 32100, 0x1001, 12);
+	}
 	flush(dirfd, "thread-101");
 
 	begin(HT_SC_DEVICE, 0, BASE + 9100);
@@ -216,6 +252,15 @@ int main(int argc, char **argv)
 	pair(13500, HT_PAIR_EXACT, 13000);
 	pair(13500, HT_PAIR_HOST_BEFORE, 10900);
 	pair(13500, HT_PAIR_HOST_AFTER, 13400);
+	if (hostile) {
+		command(19500, 3, HT_CMD_KERNEL, 14100, 14150, 17000, 19000, 0, 3);
+		pair(19500, HT_PAIR_EXACT, 19000);
+	}
+	if (reorder) {
+		command(40000, 12, HT_CMD_KERNEL, 32050, 32060, 37000, 38000, 0, 2);
+		command(40100, 11, HT_CMD_KERNEL, 31050, 31060, 36000, 37000, 0, 2);
+		command(40200, 10, HT_CMD_KERNEL, 30050, 30060, 35000, 36000, 0, 2);
+	}
 	flush(dirfd, "device-0");
 	close(dirfd);
 	return 0;

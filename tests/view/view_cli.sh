@@ -1,6 +1,6 @@
 # hetrace view's command line: errors say what and where and leave no file.
 . "$(dirname "$0")/../integration/lib.sh"
-"$BUILD/bin/view_synth" t || fail "view_synth failed"
+"$BUILD/bin/synth_trace" t hostile || fail "view_synth failed"
 mkdir notrace
 "$HT" view notrace -o a.html 2>err.txt && fail "view of a directory that is no trace succeeded"
 grep -q "notrace" err.txt || fail "the error does not name the trace: $(cat err.txt)"

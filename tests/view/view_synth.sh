@@ -1,11 +1,11 @@
-# hetrace view on a synthetic trace with hostile names (view_synth.c): the
+# hetrace view on a synthetic trace with hostile names (synth_trace.c, scenario hostile): the
 # file is self-contained and its JSON escaped; in Chromium the page loads
 # without console messages, shows the thread and queue rows, kern_a and the
 # report's numbers, keeps every hostile string as text, and zoom, pan and
 # hover work (the page's #selftest drives them).
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/view_lib.sh"
-"$BUILD/bin/view_synth" t || fail "view_synth failed"
+"$BUILD/bin/synth_trace" t hostile || fail "view_synth failed"
 "$HT" view t -o v.html 2>view.err || fail "hetrace view failed: $(cat view.err)"
 
 # -- the file itself
