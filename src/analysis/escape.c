@@ -7,24 +7,27 @@
 
 #include "analysis/escape.h"
 
-/* Return: the length of a valid UTF-8 sequence at s, or 0. */
-static int utf8_len(const unsigned char *s)
+int ht_utf8_len(const unsigned char *s)
 {
 	int n;
 
 	if (s[0] < 0x80)
 		return 1;
-	if ((s[0] & 0xE0) == 0xC0 && s[0] >= 0xC2)
+	if (s[0] >= 0xC2 && s[0] <= 0xDF)
 		n = 2;
 	else if ((s[0] & 0xF0) == 0xE0)
 		n = 3;
-	else if ((s[0] & 0xF8) == 0xF0 && s[0] <= 0xF4)
+	else if (s[0] >= 0xF0 && s[0] <= 0xF4)
 		n = 4;
 	else
 		return 0;
 	for (int i = 1; i < n; i++)
 		if ((s[i] & 0xC0) != 0x80)
 			return 0;
+	/* overlong 3/4-byte forms, UTF-16 surrogates, code points past U+10FFFF */
+	if ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0) ||
+	    (s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90))
+		return 0;
 	return n;
 }
 
@@ -34,7 +37,7 @@ void ht_json_str(FILE *f, const char *str)
 
 	fputc('"', f);
 	while (*s) {
-		int n = utf8_len(s);
+		int n = ht_utf8_len(s);
 
 		if (!n) {
 			fputs("\\ufffd", f);
@@ -95,7 +98,7 @@ void ht_html_str(FILE *f, const char *str)
 	const unsigned char *s = (const unsigned char *)str;
 
 	while (*s) {
-		int n = utf8_len(s);
+		int n = ht_utf8_len(s);
 
 		if (!n) {
 			fputs("&#xfffd;", f);

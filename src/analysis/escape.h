@@ -9,6 +9,13 @@
 
 #include <stdio.h>
 
+/*
+ * Return: the length (1..4) of the valid UTF-8 sequence at s, or 0 when it is
+ * not one (bad lead or continuation byte, overlong form, surrogate, past
+ * U+10FFFF).
+ */
+int ht_utf8_len(const unsigned char *s);
+
 void ht_json_str(FILE *f, const char *s);
 void ht_csv_str(FILE *f, const char *s);
 void ht_html_str(FILE *f, const char *s);

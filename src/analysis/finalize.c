@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 
 #include "analysis/finalize.h"
+#include "format/io.h"
 
 struct fit {
 	uint64_t lo_raw, lo_ns, hi_raw, hi_ns;
@@ -149,20 +150,6 @@ static int convert_packet(struct ht_stream_reader *r, const struct fit *f, doubl
 	return 0;
 }
 
-static int write_all(int fd, const uint8_t *b, size_t len, uint64_t off)
-{
-	while (len) {
-		ssize_t n = pwrite(fd, b, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		b += n, len -= (size_t)n, off += (uint64_t)n;
-	}
-	return 0;
-}
-
 /* Trims a torn tail of a stream to its last whole packet. */
 static int trim_stream(const struct ht_trace_process *p, const char *name,
 		       struct ht_finalize_stats *st, struct ht_read_error *err)
@@ -218,7 +205,7 @@ static int finalize_stream(const struct ht_trace_process *p, const char *name, c
 		}
 		if (rc)
 			goto out;
-		rc = write_all(wfd, r.buf, (size_t)r.pk.content, r.pk.offset);
+		rc = ht_pwrite_all(wfd, r.buf, (size_t)r.pk.content, r.pk.offset);
 		if (rc) {
 			snprintf(err->file, sizeof err->file, "%s", r.path);
 			snprintf(err->msg, sizeof err->msg, "cannot write: %s", strerror(-rc));
@@ -267,7 +254,7 @@ static int salvage_one(const struct ht_trace_process *p, const char *cur,
 	if (rc == 0 && !r.torn && r.packets == pk.seq) {
 		wfd = openat(p->fd, stream, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 		ht_put64(buf + HT_PC_PACKET, pk.content * 8);
-		if (wfd < 0 || write_all(wfd, buf, (size_t)pk.content, r.file_size)) {
+		if (wfd < 0 || ht_pwrite_all(wfd, buf, (size_t)pk.content, r.file_size)) {
 			rc = -EIO;
 			snprintf(err->file, sizeof err->file, "%s/%s", p->name, stream);
 			snprintf(err->msg, sizeof err->msg, "cannot append the salvaged packet");

@@ -99,46 +99,35 @@ static struct ht_queue_report *queue(struct ht_report *r, int32_t pid, uint32_t 
 	return n;
 }
 
-static int is_device_stream(const char *name)
+struct device_pass {
+	struct ht_report *r;
+	struct ht_proc_info *pi;
+};
+
+static int sync_sample(void *ctx, unsigned int proc, const struct ht_event *ev)
 {
-	return !strncmp(name, "device-", 7);
+	struct device_pass *dp = ctx;
+	struct ht_device_report *d;
+
+	if (ev->id != HT_EV_CLOCK_PAIR)
+		return 0;
+	d = device(dp->r, dp->pi[proc].pid, ht_le32(ev->payload));
+	if (!d)
+		return -ENOMEM;
+	ht_clock_sync_add(&d->cs, (enum ht_pair_kind)ev->payload[4], ht_le64(ev->payload + 5),
+			  ht_le64(ev->payload + 13));
+	return 0;
 }
 
-/* Pass A: clock-sync samples of every device. Also device names. */
+/* Pass A: clock-sync samples of every device, then one map per device. */
 static int pass_sync(struct ht_report *r, struct ht_trace *t, struct ht_proc_info *pi,
 		     struct ht_read_error *err)
 {
-	for (unsigned int i = 0; i < t->nprocs; i++) {
-		const struct ht_trace_process *tp = &t->procs[i];
+	struct device_pass dp = {r, pi};
+	int rc = ht_trace_each_device_event(t, sync_sample, &dp, err);
 
-		for (unsigned int j = 0; j < tp->nstreams; j++) {
-			struct ht_stream_reader sr;
-			struct ht_event ev;
-			int rc;
-
-			if (!is_device_stream(tp->streams[j].name))
-				continue;
-			rc = ht_stream_reader_open(&sr, tp, tp->streams[j].name, err);
-			if (rc)
-				return rc;
-			while ((rc = ht_stream_reader_next(&sr, &ev, err)) > 0) {
-				struct ht_device_report *d;
-
-				if (ev.id != HT_EV_CLOCK_PAIR)
-					continue;
-				d = device(r, pi[i].pid, ht_le32(ev.payload));
-				if (!d) {
-					rc = -ENOMEM;
-					break;
-				}
-				ht_clock_sync_add(&d->cs, (enum ht_pair_kind)ev.payload[4],
-						  ht_le64(ev.payload + 5), ht_le64(ev.payload + 13));
-			}
-			ht_stream_reader_close(&sr);
-			if (rc < 0)
-				return rc;
-		}
-	}
+	if (rc)
+		return rc;
 	for (unsigned int i = 0; i < r->ndevices; i++)
 		if (ht_clock_sync_solve(&r->devices[i].cs, &r->devices[i].map))
 			return -ENOMEM;
@@ -239,42 +228,28 @@ static int take_command(struct ht_report *r, struct ht_proc_info *pi, const uint
 	return add_interval(d, hs, he, kind == HT_CMD_KERNEL);
 }
 
+static int device_event(void *ctx, unsigned int proc, const struct ht_event *ev)
+{
+	struct device_pass *dp = ctx;
+
+	if (ev->id == HT_EV_DEVICE_COMMAND)
+		return take_command(dp->r, &dp->pi[proc], ev->payload);
+	if (ev->id == HT_EV_CLOCK_PAIR) {
+		struct ht_device_report *d = device(dp->r, dp->pi[proc].pid, ht_le32(ev->payload));
+
+		if (d)
+			check_window(d, ev->payload);
+	}
+	return 0;
+}
+
 /* Pass B: every device command, mapped to host time. */
 static int pass_devices(struct ht_report *r, struct ht_trace *t, struct ht_proc_info *pi,
 			struct ht_read_error *err)
 {
-	for (unsigned int i = 0; i < t->nprocs; i++) {
-		const struct ht_trace_process *tp = &t->procs[i];
+	struct device_pass dp = {r, pi};
 
-		for (unsigned int j = 0; j < tp->nstreams; j++) {
-			struct ht_stream_reader sr;
-			struct ht_event ev;
-			int rc;
-
-			if (!is_device_stream(tp->streams[j].name))
-				continue;
-			rc = ht_stream_reader_open(&sr, tp, tp->streams[j].name, err);
-			if (rc)
-				return rc;
-			while ((rc = ht_stream_reader_next(&sr, &ev, err)) > 0) {
-				if (ev.id == HT_EV_DEVICE_COMMAND) {
-					rc = take_command(r, &pi[i], ev.payload);
-					if (rc)
-						break;
-				} else if (ev.id == HT_EV_CLOCK_PAIR) {
-					struct ht_device_report *d =
-						device(r, pi[i].pid, ht_le32(ev.payload));
-
-					if (d)
-						check_window(d, ev.payload);
-				}
-			}
-			ht_stream_reader_close(&sr);
-			if (rc < 0)
-				return rc;
-		}
-	}
-	return 0;
+	return ht_trace_each_device_event(t, device_event, &dp, err);
 }
 
 static int by_start(const void *a, const void *b)

@@ -261,43 +261,28 @@ const struct ht_clock_map *ht_timeline_clock_map(const struct ht_timeline *tl, i
 	return NULL;
 }
 
+static int sync_sample(void *ctx, unsigned int proc, const struct ht_event *ev)
+{
+	struct ht_timeline *tl = ctx;
+	struct ht_tl_device *d;
+
+	if (ev->id != HT_EV_CLOCK_PAIR)
+		return 0;
+	d = tl_device(tl, atoi(tl->trace->procs[proc].name), ht_le32(ev->payload));
+	if (!d)
+		return -ENOMEM;
+	ht_clock_sync_add(&d->cs, (enum ht_pair_kind)ev->payload[4], ht_le64(ev->payload + 5),
+			  ht_le64(ev->payload + 13));
+	return 0;
+}
+
 /* The clock-sync pass: device streams only. */
 static int sync_pass(struct ht_timeline *tl)
 {
-	struct ht_trace *t = tl->trace;
+	int rc = ht_trace_each_device_event(tl->trace, sync_sample, tl, &tl->err);
 
-	for (unsigned int i = 0; i < t->nprocs; i++) {
-		const struct ht_trace_process *tp = &t->procs[i];
-		int32_t pid = atoi(tp->name);
-
-		for (unsigned int j = 0; j < tp->nstreams; j++) {
-			struct ht_stream_reader r;
-			struct ht_event ev;
-			int rc;
-
-			if (strncmp(tp->streams[j].name, "device-", 7))
-				continue;
-			rc = ht_stream_reader_open(&r, tp, tp->streams[j].name, &tl->err);
-			if (rc)
-				return rc;
-			while ((rc = ht_stream_reader_next(&r, &ev, &tl->err)) > 0) {
-				struct ht_tl_device *d;
-
-				if (ev.id != HT_EV_CLOCK_PAIR)
-					continue;
-				d = tl_device(tl, pid, ht_le32(ev.payload));
-				if (!d) {
-					rc = -ENOMEM;
-					break;
-				}
-				ht_clock_sync_add(&d->cs, (enum ht_pair_kind)ev.payload[4],
-						  ht_le64(ev.payload + 5), ht_le64(ev.payload + 13));
-			}
-			ht_stream_reader_close(&r);
-			if (rc < 0)
-				return rc;
-		}
-	}
+	if (rc)
+		return rc;
 	for (unsigned int i = 0; i < tl->ndevs; i++)
 		if (ht_clock_sync_solve(&tl->devs[i].cs, &tl->devs[i].map))
 			return -ENOMEM;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/stream.h"
+#include "format/io.h"
 
 void (*ht_stream_on_error)(struct ht_stream *s, int err);
 void (*ht_stream_on_packet)(struct ht_stream *s, size_t need);
@@ -91,20 +92,6 @@ static uint64_t count_events(const struct ht_stream *s)
 	return n;
 }
 
-static int write_all(int fd, const uint8_t *b, size_t len, uint64_t off)
-{
-	while (len) {
-		ssize_t n = pwrite(fd, b, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		b += n, len -= (size_t)n, off += (uint64_t)n;
-	}
-	return 0;
-}
-
 /* Appends the packet (already trimmed). Return: 0 or -errno. */
 static int append(struct ht_stream *s, size_t len)
 {
@@ -112,7 +99,7 @@ static int append(struct ht_stream *s, size_t len)
 
 	if (s->file_end + len > s->p.file_limit)
 		return -EFBIG; /* beyond RLIMIT_FSIZE the kernel would send SIGXFSZ */
-	r = write_all(s->fd, s->buf, len, s->file_end);
+	r = ht_pwrite_all(s->fd, s->buf, len, s->file_end);
 	if (r && ftruncate(s->fd, (off_t)s->file_end))
 		r = r ? r : -errno; /* keep whole packets only */
 	return r;

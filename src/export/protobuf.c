@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/escape.h"
 #include "export/protobuf.h"
 
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
@@ -109,31 +110,6 @@ void ht_pb_double(struct ht_pb *pb, uint32_t field, double v)
 	ht_pb_fixed64(pb, field, u);
 }
 
-/* Return: the length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
-static int utf8_seq_len(const unsigned char *s)
-{
-	int n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xC2 && s[0] <= 0xDF)
-		n = 2;
-	else if ((s[0] & 0xF0) == 0xE0)
-		n = 3;
-	else if (s[0] >= 0xF0 && s[0] <= 0xF4)
-		n = 4;
-	else
-		return 0;
-	for (int i = 1; i < n; i++)
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-	/* overlong 3/4-byte forms, UTF-16 surrogates, code points past U+10FFFF */
-	if ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0) ||
-	    (s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90))
-		return 0;
-	return n;
-}
-
 void ht_pb_string(struct ht_pb *pb, uint32_t field, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)(str ? str : "");
@@ -142,7 +118,7 @@ void ht_pb_string(struct ht_pb *pb, uint32_t field, const char *str)
 	uint8_t *p;
 
 	for (i = 0; s[i];) {
-		int n = utf8_seq_len(s + i);
+		int n = ht_utf8_len(s + i);
 
 		out += n ? (size_t)n : 3;
 		clean &= n != 0;
@@ -157,7 +133,7 @@ void ht_pb_string(struct ht_pb *pb, uint32_t field, const char *str)
 		memcpy(p, s, out);
 	} else {
 		for (i = 0; s[i];) {
-			int n = utf8_seq_len(s + i);
+			int n = ht_utf8_len(s + i);
 
 			if (n) {
 				memcpy(p, s + i, (size_t)n);
