@@ -13,20 +13,6 @@
 #include "format/format.h"
 #include "format/tsdl.h"
 
-static void put_quoted(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fputc('\\', f);
-		if (c >= 0x20)
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 static void put_stream(FILE *f, int id)
 {
 	fprintf(f,
@@ -64,46 +50,23 @@ static void put_event(FILE *f, int stream, int id, const char *name, const char 
 
 int ht_xtsdl_write(FILE *f, const struct ht_xtsdl_params *p)
 {
-	char uuid[37];
+	struct ht_tsdl_preamble pre = {
+		.uuid = p->uuid,
+		.hostname = p->hostname,
+		.trace_name = p->trace_name,
+		.env_extra = "\texport = \"ctf-sorted\";\n", /* not a recording: check refuses it */
+		.clock_description = "CLOCK_MONOTONIC; device commands mapped by clock sync",
+		.clock_offset_s = p->offset_s,
+		.clock_offset_ns = p->offset_ns,
+	};
 
-	ht_uuid_format(p->uuid, uuid);
-	fputs("/* CTF 1.8 */\n\n"
-	      "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
-	      "typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n"
-	      "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
-	      "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
-	      "typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n"
-	      "typealias integer { size = 64; align = 8; signed = true; } := int64_t;\n"
-	      "typealias integer { size = 64; align = 8; signed = false; base = 16; } := hex64_t;\n"
-	      "typealias floating_point { exp_dig = 11; mant_dig = 53; align = 8; } := double_t;\n"
-	      "typealias struct {\n"
+	ht_tsdl_write_preamble(f, &pre);
+	fputs("typealias struct {\n"
 	      "\tstring key;\n"
 	      "\tenum : uint8_t { i64 = 0, u64 = 1, x64 = 2, f64 = 3, str = 4 } type;\n"
 	      "\tvariant <type> { int64_t i64; uint64_t u64; hex64_t x64; double_t f64; "
 	      "string str; } value;\n"
 	      "} := ht_arg_t;\n\n",
-	      f);
-	fprintf(f,
-		"trace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"%s\";\n\tbyte_order = le;\n"
-		"\tpacket.header := struct {\n\t\tuint32_t magic;\n\t\tuint8_t uuid[16];\n"
-		"\t\tuint32_t stream_id;\n\t\tuint64_t stream_instance_id;\n\t};\n};\n\n",
-		uuid);
-	fputs("env {\n\thostname = ", f);
-	put_quoted(f, p->hostname ? p->hostname : "unknown");
-	fputs(";\n\tdomain = \"ust\";\n\ttracer_name = \"" HT_TRACER_NAME "\";\n"
-	      "\ttracer_major = 0;\n\ttracer_minor = 1;\n"
-	      "\texport = \"ctf-sorted\";\n\ttrace_name = ",
-	      f);
-	put_quoted(f, p->trace_name ? p->trace_name : "hetrace");
-	fputs(";\n};\n\n", f);
-	fprintf(f,
-		"clock {\n\tname = \"monotonic\";\n\tuuid = \"%s\";\n"
-		"\tdescription = \"CLOCK_MONOTONIC; device commands mapped by clock sync\";\n"
-		"\tfreq = 1000000000;\n\tprecision = 1;\n"
-		"\toffset_s = %lld;\n\toffset = %lld;\n\tabsolute = true;\n};\n\n",
-		uuid, (long long)p->offset_s, (long long)p->offset_ns);
-	fputs("typealias integer { size = 64; align = 8; signed = false; "
-	      "map = clock.monotonic.value; } := uint64_clock_monotonic_t;\n\n",
 	      f);
 	put_stream(f, HT_XS_THREAD);
 	put_stream(f, HT_XS_QUEUE);

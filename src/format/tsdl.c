@@ -43,8 +43,7 @@ int ht_fn_args_count(const char *args)
 	return n > HT_FNARGS_MAX ? -1 : n;
 }
 
-/* TSDL string literals: escape quotes and backslashes, drop control bytes. */
-static void put_quoted(FILE *f, const char *s)
+void ht_tsdl_put_quoted(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -223,7 +222,7 @@ static void put_events(FILE *f, enum ht_stream_class sc, const struct ht_tsdl_pa
 	}
 }
 
-int ht_tsdl_write(FILE *f, const struct ht_tsdl_params *p)
+void ht_tsdl_write_preamble(FILE *f, const struct ht_tsdl_preamble *p)
 {
 	char uuid[37];
 
@@ -236,7 +235,6 @@ int ht_tsdl_write(FILE *f, const struct ht_tsdl_params *p)
 	      "typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n"
 	      "typealias integer { size = 64; align = 8; signed = true; } := int64_t;\n"
 	      "typealias integer { size = 64; align = 8; signed = false; base = 16; } := hex64_t;\n"
-	      "typealias integer { size = 5; align = 1; signed = false; } := uint5_t;\n"
 	      "typealias floating_point { exp_dig = 11; mant_dig = 53; align = 8; } := double_t;\n\n",
 	      f);
 	fprintf(f,
@@ -245,21 +243,41 @@ int ht_tsdl_write(FILE *f, const struct ht_tsdl_params *p)
 		"\t\tuint32_t stream_id;\n\t\tuint64_t stream_instance_id;\n\t};\n};\n\n",
 		uuid);
 	fputs("env {\n\thostname = ", f);
-	put_quoted(f, p->hostname ? p->hostname : "unknown");
+	ht_tsdl_put_quoted(f, p->hostname ? p->hostname : "unknown");
 	fputs(";\n\tdomain = \"ust\";\n\ttracer_name = \"" HT_TRACER_NAME "\";\n"
-	      "\ttracer_major = 0;\n\ttracer_minor = 1;\n\ttrace_name = ",
+	      "\ttracer_major = 0;\n\ttracer_minor = 1;\n",
 	      f);
-	put_quoted(f, p->trace_name ? p->trace_name : "hetrace");
+	if (p->env_extra)
+		fputs(p->env_extra, f);
+	fputs("\ttrace_name = ", f);
+	ht_tsdl_put_quoted(f, p->trace_name ? p->trace_name : "hetrace");
 	fputs(";\n};\n\n", f);
+	fprintf(f, "clock {\n\tname = \"monotonic\";\n\tuuid = \"%s\";\n\tdescription = ", uuid);
+	ht_tsdl_put_quoted(f, p->clock_description ? p->clock_description : "CLOCK_MONOTONIC");
 	fprintf(f,
-		"clock {\n\tname = \"monotonic\";\n\tuuid = \"%s\";\n"
-		"\tdescription = \"CLOCK_MONOTONIC\";\n\tfreq = 1000000000;\n\tprecision = 1;\n"
+		";\n\tfreq = 1000000000;\n\tprecision = 1;\n"
 		"\toffset_s = %lld;\n\toffset = %lld;\n\tabsolute = true;\n};\n\n",
-		uuid, (long long)p->clock_offset_s, (long long)p->clock_offset_ns);
-	fputs("typealias integer { size = 27; align = 1; signed = false; "
-	      "map = clock.monotonic.value; } := uint27_clock_monotonic_t;\n"
-	      "typealias integer { size = 64; align = 8; signed = false; "
+		(long long)p->clock_offset_s, (long long)p->clock_offset_ns);
+	fputs("typealias integer { size = 64; align = 8; signed = false; "
 	      "map = clock.monotonic.value; } := uint64_clock_monotonic_t;\n\n",
+	      f);
+}
+
+int ht_tsdl_write(FILE *f, const struct ht_tsdl_params *p)
+{
+	struct ht_tsdl_preamble pre = {
+		.uuid = p->uuid,
+		.hostname = p->hostname,
+		.trace_name = p->trace_name,
+		.clock_offset_s = p->clock_offset_s,
+		.clock_offset_ns = p->clock_offset_ns,
+	};
+
+	ht_tsdl_write_preamble(f, &pre);
+	/* the compact event header: a 5-bit id and the low 27 bits of the time */
+	fputs("typealias integer { size = 5; align = 1; signed = false; } := uint5_t;\n"
+	      "typealias integer { size = 27; align = 1; signed = false; "
+	      "map = clock.monotonic.value; } := uint27_clock_monotonic_t;\n\n",
 	      f);
 	put_fn_enum(f, p);
 	put_stream(f, HT_SC_THREAD);

@@ -21,6 +21,23 @@ struct ht_tsdl_params {
 	unsigned int ntables;
 };
 
+/* What every hetrace TSDL starts with. */
+struct ht_tsdl_preamble {
+	const uint8_t *uuid; /* 16 bytes */
+	const char *hostname, *trace_name;
+	const char *env_extra;	       /* more env lines ("\tkey = value;\n"), or NULL */
+	const char *clock_description;
+	int64_t clock_offset_s, clock_offset_ns;
+};
+
+/*
+ * Writes the signature, the byte-aligned integer and float types, the trace
+ * (packet header), env and clock blocks, and uint64_clock_monotonic_t.
+ */
+void ht_tsdl_write_preamble(FILE *f, const struct ht_tsdl_preamble *p);
+/* Writes s as a TSDL string literal (quotes and backslashes escaped, control bytes dropped). */
+void ht_tsdl_put_quoted(FILE *f, const char *s);
+
 /* Writes the whole metadata text. Return: 0, or -errno on a write error. */
 int ht_tsdl_write(FILE *f, const struct ht_tsdl_params *p);
 
