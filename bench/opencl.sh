@@ -3,7 +3,9 @@
 # on PoCL's `basic` and `pthread` devices: clGetPlatformIDs, clGetDeviceInfo,
 # blocking clEnqueueReadBuffer of 4 B / 4 KiB / 1 MiB, kernel + clFinish.
 # Configurations are interleaved; each cell is the median over REPS runs
-# with the min-max range. Not pass/fail.
+# with the min-max range. A fourth configuration, trace-cb, collects device
+# timestamps from completion callbacks instead of deferred queries
+# (HETRACE_CL_COLLECT=callback), to compare the two ways. Not pass/fail.
 #
 #   bench/opencl.sh BUILD_DIR        (REPS=7 SCALE=1 by default)
 set -euo pipefail
@@ -28,13 +30,16 @@ run() { # run CONFIG DEVICE REP
 	trace) POCL_DEVICES=$2 "$build/bin/hetrace" record -q -o "$work/tdir.$2.$3" -- \
 		"$bench" "$scale" >"$out"
 		rm -rf "$work/tdir.$2.$3" ;;
+	trace-cb) POCL_DEVICES=$2 HETRACE_CL_COLLECT=callback "$build/bin/hetrace" record -q \
+		-o "$work/tdir.$2.$3" -- "$bench" "$scale" >"$out"
+		rm -rf "$work/tdir.$2.$3" ;;
 	esac
 }
 
 for dev in basic pthread; do
 	POCL_DEVICES=$dev "$bench" 0.05 >/dev/null # warm PoCL's kernel cache
 	for r in $(seq 1 "$reps"); do
-		for c in base preload trace; do
+		for c in base preload trace trace-cb; do
 			run $c $dev "$r"
 		done
 	done
@@ -48,11 +53,11 @@ tests = ["clGetPlatformIDs", "clGetDeviceInfo", "read_4B", "read_4KiB", "read_1M
 med = {}
 for dev in ("basic", "pthread"):
     print("\nPoCL device %s: ns per call, median [min-max] of %d runs" % (dev, reps))
-    print("%-18s %26s %26s %26s %10s %10s" % ("test", "base", "preload", "trace",
-                                              "preload-b", "trace-b"))
+    print("%-18s %26s %26s %26s %26s %10s %10s %10s" % (
+        "test", "base", "preload", "trace", "trace-cb", "preload-b", "trace-b", "cb-b"))
     for t in tests:
         row = {}
-        for c in ("base", "preload", "trace"):
+        for c in ("base", "preload", "trace", "trace-cb"):
             vals = []
             for f in glob.glob(os.path.join(work, "%s.%s.*" % (c, dev))):
                 for line in open(f):
@@ -62,15 +67,25 @@ for dev in ("basic", "pthread"):
             row[c] = vals
             med[(dev, t, c)] = statistics.median(vals)
         cell = lambda v: "%9.1f [%7.1f-%7.1f]" % (statistics.median(v), min(v), max(v))
-        print("%-18s %26s %26s %26s %10.1f %10.1f" % (
+        print("%-18s %26s %26s %26s %26s %10.1f %10.1f %10.1f" % (
             t, cell(row["base"]), cell(row["preload"]), cell(row["trace"]),
-            med[(dev, t, "preload")] - med[(dev, t, "base")],
-            med[(dev, t, "trace")] - med[(dev, t, "base")]))
+            cell(row["trace-cb"]), med[(dev, t, "preload")] - med[(dev, t, "base")],
+            med[(dev, t, "trace")] - med[(dev, t, "base")],
+            med[(dev, t, "trace-cb")] - med[(dev, t, "base")]))
 d = lambda t, c, dev="basic": med[(dev, t, c)] - med[(dev, t, "base")]
 sync_pre = statistics.mean([d(t, "preload", dev) for dev in ("basic", "pthread")
                             for t in ("clGetPlatformIDs", "clGetDeviceInfo")])
 sync_tr = statistics.mean([d(t, "trace", dev) for dev in ("basic", "pthread")
                            for t in ("clGetPlatformIDs", "clGetDeviceInfo")])
+print("\ncollection (ns over base): deferred vs completion callbacks")
+for dev in ("basic", "pthread"):
+    for t in ("read_4KiB", "kernel_finish"):
+        print("  %-8s %-14s deferred %8.1f   callback %8.1f" % (
+            dev, t, d(t, "trace", dev), d(t, "trace-cb", dev)))
+print("opencl-bench-collect: deferred_read4k_ns=%.1f callback_read4k_ns=%.1f "
+      "deferred_kernel_ns=%.1f callback_kernel_ns=%.1f (basic device)" % (
+          d("read_4KiB", "trace"), d("read_4KiB", "trace-cb"),
+          d("kernel_finish", "trace"), d("kernel_finish", "trace-cb")))
 print("\nopencl-bench: preload_ns=%.1f trace_sync_ns=%.1f trace_read4k_ns=%.1f "
       "trace_kernel_ns=%.1f" % (sync_pre, sync_tr, d("read_4KiB", "trace"),
                                 d("kernel_finish", "trace")))

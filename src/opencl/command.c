@@ -13,9 +13,14 @@
  * exit. Collection reads the status and the four profiling timestamps,
  * emits the command and two clock-sync pairs (host before the enqueue ≤
  * device QUEUED; device END ≤ host when completion was seen), and releases
- * our reference. Completion callbacks would run on the runtime's threads
- * and, on PoCL, wake them per command; deferred collection costs the app
- * only the queries, batched where it syncs anyway.
+ * our reference.
+ *
+ * HETRACE_CL_COLLECT=callback collects instead from a completion callback
+ * (clSetEventCallback) on the runtime's thread. It exists to measure the
+ * two against each other (bench/opencl.sh): on PoCL deferred collection was
+ * the cheaper on both devices (see the benchmark's table), so it is the
+ * default. The callback mode does not hide our reference on an app event
+ * from CL_EVENT_REFERENCE_COUNT while the command runs.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +89,31 @@ static void at_exit(void)
 	ht_cl_collect_final();
 }
 
+static void emit(struct ht_cl_queue *r, struct ht_cl_pending *p, uint64_t seen_ns);
+
+/* HETRACE_CL_COLLECT: deferred (0, default) or callback (1). */
+static int collect_by_callback(void)
+{
+	static int mode = -1;
+
+	if (__builtin_expect(mode < 0, 0)) {
+		const char *v = getenv("HETRACE_CL_COLLECT");
+
+		mode = v && !strcmp(v, "callback");
+	}
+	return mode;
+}
+
+static void CL_CALLBACK completed(cl_event ev, cl_int status, void *arg)
+{
+	struct ht_cl_pending *p = arg;
+
+	p->status = status;
+	emit(p->queue, p, ht_now_ns());
+	HT_CL_REAL(clReleaseEvent)(ev);
+	free(p);
+}
+
 void ht_cl_cmd_end(struct ht_cl_cmd *c, cl_int code, cl_event *app_event, cl_bool blocking)
 {
 	struct ht_cl_queue *r;
@@ -124,8 +154,18 @@ void ht_cl_cmd_end(struct ht_cl_cmd *c, cl_int code, cl_event *app_event, cl_boo
 	p->cmd = c->cmd;
 	p->kind = c->kind;
 	p->app_event = app_event != NULL;
+	p->queue = r;
 	memcpy(p->global, c->global, sizeof p->global);
 	memcpy(p->local, c->local, sizeof p->local);
+	if (collect_by_callback()) {
+		if (HT_CL_REAL(clSetEventCallback)(ev, CL_COMPLETE, completed, p) == CL_SUCCESS)
+			return;
+		HT_CL_REAL(clReleaseEvent)(ev);
+		free(p);
+		ht_emit_lost(HT_LOST_DEVICE_RECORD, 1);
+		c->corr = 0;
+		return;
+	}
 	pthread_mutex_lock(&r->lock);
 	if (r->tail)
 		r->tail->next = p;

@@ -97,6 +97,7 @@ struct ht_cl_pending {
 	uint32_t name, cmd;
 	enum ht_cmd_kind kind;
 	int app_event; /* the app's event: we hold one extra reference */
+	struct ht_cl_queue *queue; /* callback collection: where to emit */
 	cl_int status; /* scratch while collecting */
 	uint64_t global[3], local[3];
 };

@@ -104,6 +104,25 @@ struct ht_cl_queue *ht_cl_queue_get(cl_command_queue q)
 	return r;
 }
 
+/*
+ * A direct device/host timer pair for the clock sync, where the device has
+ * one (OpenCL 2.1 clGetDeviceAndHostTimer; PoCL 3.1 answers
+ * CL_INVALID_OPERATION). The host timer's clock is the implementation's
+ * choice: the pair is kept only when its host value falls between two
+ * CLOCK_MONOTONIC reads taken around the call, i.e. when it is our clock.
+ */
+static void timer_pair(struct ht_cl_queue *r, struct ht_stream *s)
+{
+	cl_ulong dev = 0, host = 0;
+	uint64_t before = ht_now_ns(), after;
+
+	if (HT_CL_REAL(clGetDeviceAndHostTimer)(r->device, &dev, &host) != CL_SUCCESS)
+		return;
+	after = ht_now_ns();
+	if (dev && host >= before && host <= after)
+		ht_emit_clock_pair(s, r->device_index, dev, host);
+}
+
 struct ht_stream *ht_cl_queue_stream(struct ht_cl_queue *r)
 {
 	struct ht_stream *s = __atomic_load_n(&r->stream, __ATOMIC_ACQUIRE);
@@ -113,10 +132,12 @@ struct ht_stream *ht_cl_queue_stream(struct ht_cl_queue *r)
 	pthread_mutex_lock(&r->lock);
 	if (!r->stream && !r->stream_failed) {
 		s = ht_device_stream_create(r->device_index, (uintptr_t)r->q);
-		if (s)
+		if (s) {
+			timer_pair(r, s);
 			__atomic_store_n(&r->stream, s, __ATOMIC_RELEASE);
-		else
+		} else {
 			r->stream_failed = 1;
+		}
 	}
 	s = r->stream;
 	pthread_mutex_unlock(&r->lock);
