@@ -90,7 +90,9 @@ int ht_cpu_states_load(struct ht_cpu_states *cs, struct ht_trace *t, const int *
 			struct ht_event ev;
 			int rc;
 
-			if (!strncmp(tp->streams[j].name, "device-", 7))
+			/* intervals, OS losses and notes live in the OS and process streams */
+			if (strncmp(tp->streams[j].name, "os-", 3) &&
+			    strcmp(tp->streams[j].name, "process"))
 				continue;
 			rc = ht_stream_reader_open(&sr, tp, tp->streams[j].name, err);
 			if (rc)
@@ -106,22 +108,11 @@ int ht_cpu_states_load(struct ht_cpu_states *cs, struct ht_trace *t, const int *
 						break;
 				} else if (ev.id == HT_EV_LOST && p[0] == HT_LOST_OS_RECORD) {
 					cs->lost += ht_le64(p + 1);
-				} else if (ev.id == HT_EV_OS_STATUS && !cs->note[0]) {
+				} else if (ev.id == HT_EV_OS_STATUS && p[0] != HT_OS_ON &&
+					   !cs->note[0]) {
 					cs->note_kind = p[0];
 					snprintf(cs->note, sizeof cs->note, "%s",
 						 (const char *)p + 9);
-				} else if (ev.id == HT_EV_THREAD_INFO) {
-					/* names come first: such a thread may stay without
-					 * intervals */
-					struct ht_cpu_thread *th =
-					    find_or_add(cs, i, (int32_t)ht_le32(p));
-
-					if (!th) {
-						rc = -ENOMEM;
-						break;
-					}
-					snprintf(th->name, sizeof th->name, "%s",
-						 (const char *)p + 4);
 				}
 			}
 			ht_stream_reader_close(&sr);

@@ -41,7 +41,7 @@ struct ht_cpu_thread {
 };
 
 struct ht_cpu_states {
-	struct ht_cpu_thread *threads; /* threads with a name or intervals (intervals may be 0) */
+	struct ht_cpu_thread *threads; /* threads with intervals (names filled by the report) */
 	unsigned int n;
 	uint64_t lost;	/* perf records lost by the kernel (lost events of kind os_record) */
 	char note[256]; /* the first os_status reason, "" if none */
@@ -49,8 +49,8 @@ struct ht_cpu_states {
 };
 
 /*
- * Reads every cpu_state, os_status, thread_info and os lost event of trace
- * t. keep_iv[proc] nonzero (or keep_iv NULL): keep that process's intervals
+ * Reads every cpu_state, os_status and OS lost event of trace t (from its
+ * OS and process streams: thread streams are not read). keep_iv[proc] nonzero (or keep_iv NULL): keep that process's intervals
  * for ht_cpu_thread_time. Return: 0, or < 0 with err filled.
  */
 int ht_cpu_states_load(struct ht_cpu_states *cs, struct ht_trace *t, const int *keep_iv,

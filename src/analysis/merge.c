@@ -15,8 +15,8 @@ static int before(const struct ht_merge *m, unsigned int a, unsigned int b)
 
 	if (x->ev.ts != y->ev.ts)
 		return x->ev.ts < y->ev.ts;
-	if (x->is_process != y->is_process)
-		return x->is_process;
+	if (x->is_shared != y->is_shared)
+		return x->is_shared;
 	return a < b;
 }
 
@@ -145,6 +145,8 @@ static void define(struct ht_proc_info *p, const struct ht_event *ev)
 		}
 		if (dev < p->ndevices)
 			snprintf(p->devices[dev], sizeof p->devices[dev], "%s", (const char *)q + 5);
+	} else if (ev->id == HT_EV_OS_STATUS) {
+		p->os_status = 1;
 	} else if (ev->id == HT_EV_PROCESS_INFO) {
 		p->pid = (int32_t)ht_le32(q);
 		p->ppid = (int32_t)ht_le32(q + 4);
@@ -178,7 +180,7 @@ int ht_merge_open(struct ht_merge *m, struct ht_trace *t)
 			if (rc)
 				return rc;
 			s->proc = i;
-			s->is_process = !strcmp(name, "process");
+			s->is_shared = !strcmp(name, "process") || !strncmp(name, "os-", 3);
 			m->nstreams = ++k;
 			rc = advance(m, s);
 			if (rc < 0)
@@ -211,7 +213,7 @@ int ht_merge_next(struct ht_merge *m, struct ht_merged *out)
 	out->stream = s;
 	out->proc = &m->procs[s->proc];
 	out->stream_index = i;
-	if (s->is_process)
+	if (s->is_shared)
 		define(out->proc, &m->cur);
 	rc = ht_event_iter_next(&s->r.it, &s->ev, &m->err);
 	if (rc > 0) {

@@ -29,6 +29,7 @@ struct ht_proc_info {
 	uint32_t nfns;
 	char (*devices)[128]; /* device names by device index (device_info) */
 	uint32_t ndevices;
+	int os_status; /* the process noted its OS recording (on, off or partial) */
 };
 
 /* Return: the name of a process's device, or NULL when it was not described. */
@@ -38,7 +39,7 @@ const char *ht_proc_device_name(const struct ht_proc_info *p, uint32_t device);
 struct ht_merge_stream {
 	struct ht_stream_reader r;
 	unsigned int proc; /* index into procs */
-	int is_process;	   /* the process stream */
+	int is_shared;	   /* process-wide: the process stream or the OS stream, not a thread's */
 	int32_t vtid;	   /* thread streams: the thread; device streams: 0 */
 	uint32_t device;   /* device streams */
 	uint64_t queue;

@@ -745,6 +745,14 @@ static int take_thread_event(struct pass_c *c, unsigned int proc, struct thread 
 			return -ENOMEM;
 		ht_stats_add(&r->regions.rows[row].st, ev->ts - g->begin);
 		return 0;
+	case HT_EV_THREAD_INFO: {
+		/* the CPU-state table's names (its threads are known by now) */
+		struct ht_cpu_thread *ct = ht_cpu_states_find(&r->cpu, proc, (int32_t)ht_le32(p));
+
+		if (ct)
+			snprintf(ct->name, sizeof ct->name, "%s", (const char *)p + 4);
+		return 0;
+	}
 	case HT_EV_LOST:
 		if (p[0] == HT_LOST_NO_STREAM)
 			r->lost += ht_le64(p + 1);
@@ -794,7 +802,7 @@ static int pass_merged(struct ht_report *r, struct ht_trace *t, struct ht_proc_i
 		struct proc_state *ps = &c.ps[proc];
 		struct thread *th = &c.threads[e.stream_index];
 		uint64_t ts = e.ev->ts;
-		int is_thread = !e.stream->is_process && e.ev->sc == HT_SC_THREAD;
+		int is_thread = !e.stream->is_shared && e.ev->sc == HT_SC_THREAD;
 
 		r->events++;
 		if (!r->first_ns || ts < r->first_ns)
@@ -876,7 +884,7 @@ static int pass_cpu(struct ht_report *r, struct ht_trace *t, struct ht_proc_info
 		    struct ht_read_error *err)
 {
 	int *keep = calloc(t->nprocs ? t->nprocs : 1, sizeof *keep);
-	int rc;
+	int rc, any = 0;
 
 	r->cpu_pid = calloc(t->nprocs ? t->nprocs : 1, sizeof *r->cpu_pid);
 	if (!keep || !r->cpu_pid) {
@@ -885,10 +893,12 @@ static int pass_cpu(struct ht_report *r, struct ht_trace *t, struct ht_proc_info
 	}
 	for (unsigned int i = 0; i < t->nprocs; i++) {
 		r->cpu_pid[i] = pi[i].pid;
+		any |= pi[i].os_status;
 		for (unsigned int k = 0; k < r->ndevices; k++)
 			keep[i] |= r->devices[k].pid == pi[i].pid;
 	}
-	rc = ht_cpu_states_load(&r->cpu, t, keep, err);
+	/* reads the OS and process streams: only when some process noted OS recording */
+	rc = any ? ht_cpu_states_load(&r->cpu, t, keep, err) : 0;
 	free(keep);
 	return rc;
 }

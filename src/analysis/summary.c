@@ -90,7 +90,8 @@ static void take_event(struct ht_proc_summary *s, struct ht_thread_summary *th,
 		s->have_exit |= p[0] == HT_ANCHOR_EXIT;
 		break;
 	case HT_EV_OS_STATUS:
-		if (!s->os_note[0]) {
+		/* a problem (off, partial) outranks the plain "recorded" note */
+		if (!s->os_note[0] || (s->os_note_kind == HT_OS_ON && p[0] != HT_OS_ON)) {
 			s->os_note_kind = p[0];
 			copy_str(s->os_note, sizeof s->os_note, p + 9);
 		}
@@ -121,7 +122,10 @@ int ht_summary_process(const struct ht_trace_process *p, struct ht_proc_summary 
 		s->bytes += r.file_size;
 		while ((rc = ht_stream_reader_next_packet(&r, err)) > 0) {
 			if (r.packets == 1) {
-				s->streams[r.pk.sc]++;
+				if (!strncmp(p->streams[i].name, "os-", 3))
+					s->os_streams++;
+				else
+					s->streams[r.pk.sc]++;
 				if (is_thread && !(th = thread_slot(s, r.pk.vtid))) {
 					rc = -ENOMEM;
 					break;

@@ -31,6 +31,7 @@ struct ht_proc_summary {
 	char comm[64];
 	char cmdline[512];
 	unsigned int streams[HT_SC_COUNT];
+	unsigned int os_streams; /* OS scheduling records (thread class, process-wide) */
 	uint64_t events_thread[HT_EV_THREAD_COUNT];
 	uint64_t events_device[HT_EV_DEVICE_COUNT];
 	uint64_t events;

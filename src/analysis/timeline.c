@@ -533,7 +533,7 @@ static int take(struct ht_timeline *tl, const struct ht_merged *e, int *have)
 	const struct ht_fn_info *fn;
 
 	*have = 0;
-	if (!p->announced && (e->ev->id == HT_EV_PROCESS_INFO || !e->stream->is_process ||
+	if (!p->announced && (e->ev->id == HT_EV_PROCESS_INFO || !e->stream->is_shared ||
 			      e->ev->sc != HT_SC_THREAD)) {
 		struct ht_tl_record pr;
 
@@ -564,7 +564,7 @@ static int take(struct ht_timeline *tl, const struct ht_merged *e, int *have)
 			return device_command(tl, e);
 		return 0;
 	}
-	if (!e->stream->is_process && !ss->announced) {
+	if (!e->stream->is_shared && !ss->announced) {
 		struct ht_tl_record tr;
 
 		ss->announced = 1;

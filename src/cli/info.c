@@ -43,9 +43,9 @@ static void print_process(const struct ht_trace_process *p, const struct ht_proc
 		print_time("  span        ", s->first_ns, m2r);
 		printf(" + %s\n", dur);
 	}
-	printf("  streams     %u (%u thread, %u device, process)\n",
-	       s->streams[HT_SC_THREAD] + s->streams[HT_SC_DEVICE], s->streams[HT_SC_THREAD] - 1,
-	       s->streams[HT_SC_DEVICE]);
+	printf("  streams     %u (%u thread, %u device, process%s)\n",
+	       s->streams[HT_SC_THREAD] + s->streams[HT_SC_DEVICE] + s->os_streams,
+	       s->streams[HT_SC_THREAD] - 1, s->streams[HT_SC_DEVICE], s->os_streams ? ", os" : "");
 	printf("  threads     %u:", s->nthreads);
 	for (unsigned int i = 0; i < s->nthreads; i++)
 		printf(" %d %s (%llu events)%s", s->threads[i].tid, s->threads[i].name,
@@ -94,7 +94,7 @@ static void print_process(const struct ht_trace_process *p, const struct ht_proc
 		       q[d->map.quality], ht_clock_map_offset_ns(&d->map) < 0 ? "-" : "+", off,
 		       ht_clock_map_drift_ppm(&d->map), bound, (unsigned long long)d->map.samples);
 	}
-	if (s->os_note[0])
+	if (s->os_note[0] && s->os_note_kind != HT_OS_ON)
 		printf("  os          %s\n", s->os_note); /* the recorder notes it once */
 	else if (s->events_thread[HT_EV_CPU_STATE])
 		printf("  os          %llu CPU-state intervals (running/preempted/blocked)%s\n",

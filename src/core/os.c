@@ -72,6 +72,13 @@ static struct ht_os_ring *rings;
 static int os_off;	  /* perf_event refused: do not try again */
 static int noted_off;	  /* os_status "off" written */
 static int noted_partial; /* os_status "partial" written */
+static int noted_on;	  /* os_status "on" written: readers know to look for states */
+/*
+ * Where intervals go: one "os-N" stream per process (shared, written under
+ * its lock), so readers that want CPU states read only it, not every event.
+ */
+static struct ht_stream *os_out;
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- the os_status note ---- */
 
@@ -112,7 +119,7 @@ static int write_note(struct ht_stream *proc, struct ht_strtab *strs, void *arg)
 /* Records once per process why OS recording is off (kind OFF) or incomplete (PARTIAL). */
 static void note(enum ht_os_status_kind kind, int err, const char *fmt, const char *what)
 {
-	int *flag = kind == HT_OS_OFF ? &noted_off : &noted_partial;
+	int *flag = kind == HT_OS_OFF ? &noted_off : kind == HT_OS_ON ? &noted_on : &noted_partial;
 	struct note n = {.kind = kind, .err = err, .paranoid = read_paranoid()};
 
 	if (__atomic_exchange_n(flag, 1, __ATOMIC_RELAXED))
@@ -153,6 +160,22 @@ static void ring_free(struct ht_os_ring *r)
 	free(r);
 }
 
+/* The process's OS stream, created on first use. Never called with the session lock held. */
+static struct ht_stream *out_stream(void)
+{
+	struct ht_stream *o = __atomic_load_n(&os_out, __ATOMIC_ACQUIRE);
+
+	if (o)
+		return o;
+	pthread_mutex_lock(&out_lock);
+	if (!os_out)
+		__atomic_store_n(&os_out, ht_session_stream_create(HT_SC_THREAD, "os", 0, 0),
+				 __ATOMIC_RELEASE);
+	o = os_out;
+	pthread_mutex_unlock(&out_lock);
+	return o;
+}
+
 int ht_os_thread_open(struct ht_stream *s, int tid)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -161,6 +184,8 @@ int ht_os_thread_open(struct ht_stream *s, int tid)
 
 	if (__atomic_load_n(&os_off, __ATOMIC_RELAXED))
 		return -EPERM;
+	if (!out_stream())
+		return -ENOSPC; /* no stream to write intervals to: counted by the session */
 	r = calloc(1, sizeof *r);
 	if (!r)
 		return -ENOMEM;
@@ -218,6 +243,7 @@ int ht_os_thread_open(struct ht_stream *s, int tid)
 		     "OS scheduling partial");
 		return -err;
 	}
+	note(HT_OS_ON, 0, "%s%.0s (perf_event_paranoid %d)", "OS scheduling recorded");
 	/* The thread runs now: that is its first state. */
 	r->known = 1;
 	r->state = HT_CPU_RUNNING;
@@ -397,25 +423,28 @@ static uint64_t pending(const struct ht_os_ring *r)
 void ht_os_on_packet(struct ht_stream *s, size_t need)
 {
 	struct ht_os_ring *own = s->os;
-	size_t keep = need ? need : 1;
+	struct ht_stream *out = __atomic_load_n(&os_out, __ATOMIC_ACQUIRE);
 
-	if (!own || !try_busy(own))
-		return; /* busy: this is the drain itself switching packets, or process exit */
-	drain(own, s, keep, 0);
+	(void)need; /* intervals go to the OS stream, not into s */
+	if (!own || !out || !try_busy(own))
+		return; /* busy: process exit is draining it */
+	pthread_mutex_lock(&out->lock);
+	drain(own, out, 0, 0);
 	/*
 	 * A thread with few events of its own has no packet switch to drain
-	 * at: rings filling up are drained here too, into this stream (the
-	 * intervals carry their tid). Skipped when another thread walks the list.
+	 * at: rings filling up are drained here too. Skipped when another thread
+	 * walks the list (lock order: os_lock, then the stream's lock).
 	 */
 	if (pthread_mutex_trylock(&os_lock) == 0) {
-		for (struct ht_os_ring *r = rings; r && room(s, keep); r = r->next) {
+		for (struct ht_os_ring *r = rings; r; r = r->next) {
 			if (r == own || pending(r) < r->data_size / 8 || !try_busy(r))
 				continue;
-			drain(r, s, keep, 0);
+			drain(r, out, 0, 0);
 			release_busy(r);
 		}
 		pthread_mutex_unlock(&os_lock);
 	}
+	pthread_mutex_unlock(&out->lock);
 	release_busy(own);
 }
 
@@ -445,19 +474,28 @@ void ht_os_thread_close(struct ht_stream *s)
 		r->next->prev = r->prev;
 	pthread_mutex_unlock(&os_lock);
 	/* Unlisted: only a process-exit drain that started before can still hold it. */
-	if (wait_busy(r))
-		drain(r, s, 0, 1);
+	if (wait_busy(r) && os_out) {
+		pthread_mutex_lock(&os_out->lock);
+		drain(r, os_out, 0, 1);
+		pthread_mutex_unlock(&os_out->lock);
+	}
 	s->os = NULL;
 	ring_free(r);
 }
 
 void ht_os_process_exit(struct ht_stream *proc)
 {
+	struct ht_stream *out = os_out ? os_out : proc;
+
 	pthread_mutex_lock(&os_lock);
 	for (struct ht_os_ring *r = rings; r; r = r->next) {
 		if (!wait_busy(r))
 			continue;
-		drain(r, proc, 0, 1);
+		if (out != proc)
+			pthread_mutex_lock(&out->lock);
+		drain(r, out, 0, 1);
+		if (out != proc)
+			pthread_mutex_unlock(&out->lock);
 		/* The owner may still run until the process ends: it frees its ring itself. */
 		release_busy(r);
 	}
@@ -489,5 +527,8 @@ void ht_os_fork_child(void)
 		free(r);
 	}
 	rings = NULL;
+	/* a new process directory: its notes are written again, its OS stream is new */
+	noted_off = noted_partial = noted_on = 0;
+	os_out = NULL; /* the parent's: the session has let go of it */
 	pthread_mutex_unlock(&os_lock);
 }

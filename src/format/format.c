@@ -52,7 +52,7 @@ static const struct ht_field f_cpu_state[] = {{"tid", HT_T_I32, 0},
 					      {"begin_ns", HT_T_U64, 0},
 					      {"end_ns", HT_T_U64, 0},
 					      {"cpu", HT_T_U32, 0}};
-static const char *const os_status_kinds[] = {"off", "partial", NULL};
+static const char *const os_status_kinds[] = {"off", "partial", "on", NULL};
 static const struct ht_field f_os_status[] = {{"kind", HT_T_ENUM8, os_status_kinds},
 					      {"error", HT_T_I32, 0},
 					      {"paranoid", HT_T_I32, 0},

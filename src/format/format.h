@@ -180,6 +180,7 @@ enum ht_cpu_state {
 enum ht_os_status_kind {
 	HT_OS_OFF = 0,
 	HT_OS_PARTIAL = 1,
+	HT_OS_ON = 2, /* recording: the process has CPU-state records */
 };
 
 /* device_command kinds (common across vendors) */

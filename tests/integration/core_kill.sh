@@ -28,8 +28,8 @@ spin k1
 kill -KILL "$app"
 wait $rec
 assert_eq "$?" 137 "record exit status after SIGKILL"
-# the packets in progress (thread and process streams) were salvaged
-grep -q "salvaged 2 packet(s) in progress when their process died" k1.err ||
+# the packets in progress (thread, process and OS streams) were salvaged
+grep -qE "salvaged [23] packet\(s\) in progress when their process died" k1.err ||
 	fail "no salvage: $(cat k1.err)"
 [ -z "$(find k1 -name '.*.cur')" ] || fail "current-packet files left behind"
 check_valid k1
@@ -41,7 +41,7 @@ wait $rec 2>/dev/null
 if "$HT" check k2 >c.out 2>&1; then fail "check accepted an unfinalized trace"; fi
 grep -q "raw counter timestamps" c.out || fail "check message: $(cat c.out)"
 "$HT" check --repair k2 >r.out 2>&1 || fail "repair failed: $(cat r.out)"
-grep -qE "[12] in-progress packet\(s\) salvaged, [0-9]+ packet\(s\) converted" r.out ||
+grep -qE "[123] in-progress packet\(s\) salvaged, [0-9]+ packet\(s\) converted" r.out ||
 	fail "repair output: $(cat r.out)"
 check_valid k2
 verify k2

@@ -199,3 +199,14 @@ void ht_synth_cpu_state(uint64_t collected, int32_t tid, int state, uint64_t b, 
 	ht_put32(p + 21, 1);
 	ht_synth_done(25);
 }
+
+void ht_synth_os_on(uint64_t t)
+{
+	static const char reason[] = "OS scheduling recorded (synthetic)";
+	uint8_t *p = ht_synth_event(HT_EV_OS_STATUS, t);
+
+	p[0] = HT_OS_ON;
+	memset(p + 1, 0, 8);
+	strcpy((char *)p + 9, reason);
+	ht_synth_done(9 + sizeof reason);
+}

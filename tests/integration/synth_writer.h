@@ -42,6 +42,8 @@ void ht_synth_command(uint64_t collected, uint64_t corr, enum ht_cmd_kind kind,
 /* A clock pair: host time host_t, device time host_t - dev_behind. */
 void ht_synth_pair(uint64_t collected, enum ht_pair_kind kind, uint64_t host_t,
 		   uint64_t dev_behind);
+/* The os_status note of a process that recorded OS scheduling. */
+void ht_synth_os_on(uint64_t t);
 /* A CPU-state interval [b, e) of thread tid on CPU 1, collected at `collected`. */
 void ht_synth_cpu_state(uint64_t collected, int32_t tid, int state, uint64_t b, uint64_t e);
 

@@ -9,7 +9,7 @@
  *   3000-9000 clFinish, 10000-14000 clEnqueueReadBuffer(blocking_read=1)
  *   states: running 1000-3500, blocked -7000, running -7500, blocked -8200,
  *   preempted -8800, running -10500, blocked -12100, preempted -13500,
- *   running -20000 (all collected at 20000)
+ *   running -20000 (all collected at 20000, in the OS stream os-0)
  * thread 102 "helper": region poll 950-19500;
  *   states: running 1000-2000, blocked -20000 (collected at 20000)
  * device 0: kernel 4000-8000, copy_d2h 11000-12000
@@ -61,6 +61,7 @@ int main(int argc, char **argv)
 	ht_synth_fn(400, 0x1001, "clEnqueueNDRangeKernel", "corr:u");
 	ht_synth_fn(400, 0x1002, "clEnqueueReadBuffer", "command_queue:h,blocking_read:u");
 	ht_synth_anchor(500, HT_ANCHOR_START);
+	ht_synth_os_on(500);
 	ht_synth_anchor(20000, HT_ANCHOR_EXIT);
 	ht_synth_flush(dirfd, "process");
 
@@ -69,17 +70,23 @@ int main(int argc, char **argv)
 	ht_synth_api(2000, 2500, 0x1001, &corr, 1);
 	ht_synth_api(3000, 9000, 0x1000, read_args, 1);
 	ht_synth_api(10000, 14000, 0x1002, read_args, 2);
-	for (unsigned int i = 0; i < sizeof main_states / sizeof main_states[0]; i++)
-		ht_synth_cpu_state(20000, 101, main_states[i].st, main_states[i].b, main_states[i].e);
+	ht_synth_thread_name(20000, 101, "main"); /* alive (has events) until 20000 */
 	ht_synth_flush(dirfd, "thread-101");
 
 	ht_synth_begin(HT_SC_THREAD, 102, 900);
 	ht_synth_thread_name(900, 102, "helper");
 	ht_synth_u32(HT_EV_REGION_BEGIN, 950, 1);
 	ht_synth_u32(HT_EV_REGION_END, 19500, 1);
+	ht_synth_thread_name(20000, 102, "helper");
+	ht_synth_flush(dirfd, "thread-102");
+
+	/* the OS stream: both threads' intervals, collected at 20000 */
+	ht_synth_begin(HT_SC_THREAD, 0, 20000);
+	for (unsigned int i = 0; i < sizeof main_states / sizeof main_states[0]; i++)
+		ht_synth_cpu_state(20000, 101, main_states[i].st, main_states[i].b, main_states[i].e);
 	ht_synth_cpu_state(20000, 102, HT_CPU_RUNNING, 1000, 2000);
 	ht_synth_cpu_state(20000, 102, HT_CPU_BLOCKED, 2000, 20000);
-	ht_synth_flush(dirfd, "thread-102");
+	ht_synth_flush(dirfd, "os-0");
 
 	ht_synth_begin(HT_SC_DEVICE, 0, 8100);
 	command(8100, 1, HT_CMD_KERNEL, 4000, 8000);
