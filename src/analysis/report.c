@@ -923,6 +923,16 @@ int ht_report_compute(struct ht_trace *t, struct ht_report *r, struct ht_read_er
 		rc = pass_cpu(r, t, pi, err);
 	if (!rc)
 		rc = pass_merged(r, t, pi, err);
+	/* devices by the name their source gave (device_info) */
+	for (unsigned int i = 0; i < r->ndevices; i++)
+		for (unsigned int k = 0; k < t->nprocs; k++) {
+			const char *n = pi[k].pid == r->devices[i].pid
+						? ht_proc_device_name(&pi[k], r->devices[i].device)
+						: NULL;
+
+			if (n)
+				snprintf(r->devices[i].name, sizeof r->devices[i].name, "%s", n);
+		}
 	for (unsigned int i = 0; i < t->nprocs; i++)
 		ht_proc_info_release(&pi[i]);
 	free(pi);

@@ -57,12 +57,12 @@ static void text_calls(const char *title, struct ht_table *t, double thread_time
 	if (!t->n)
 		return;
 	printf("\n%s (by total time)\n", title);
-	text_stats_header("name", 28);
+	text_stats_header("name", 34);
 	printf(" %8s %7s\n", "thread%", "errors");
 	for (unsigned int i = 0; i < t->n; i++) {
 		struct ht_row *r = &t->rows[i];
 
-		text_stats(r->name, 28, &r->st);
+		text_stats(r->name, 34, &r->st);
 		printf(" %7.2f%% %7llu\n", thread_time > 0 ? 100 * r->st.total / thread_time : 0,
 		       (unsigned long long)r->errors);
 	}
@@ -116,7 +116,7 @@ static void text_report(const char *dir, struct ht_report *r)
 	text_calls("Regions", &r->regions, r->thread_time);
 	if (r->kernels.n) {
 		printf("\nKernels (by total execution time)\n");
-		text_stats_header("kernel", 28);
+		text_stats_header("kernel", 34);
 		printf("  %-20s %-12s %6s\n", "global", "local", "failed");
 		for (unsigned int i = 0; i < r->kernels.n; i++) {
 			struct ht_row *k = &r->kernels.rows[i];
@@ -126,7 +126,7 @@ static void text_report(const char *dir, struct ht_report *r)
 				 (unsigned long long)k->global[1], (unsigned long long)k->global[2]);
 			snprintf(l, sizeof l, "%llux%llux%llu", (unsigned long long)k->local[0],
 				 (unsigned long long)k->local[1], (unsigned long long)k->local[2]);
-			text_stats(k->name, 28, &k->st);
+			text_stats(k->name, 34, &k->st);
 			printf("  %-20s %-12s %6llu\n", g, l, (unsigned long long)k->errors);
 		}
 	}
