@@ -91,6 +91,30 @@ static char *dup_str(const uint8_t *p)
 	return strdup((const char *)p);
 }
 
+/* libstdc++'s Itanium C++ ABI demangler (extern "C"); the result is malloc'd. */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/*
+ * A defined string as reports and exports show it: C++ symbol names (CUDA and
+ * SYCL kernels, "_Z...") demangled, as Nsight Systems shows them; anything
+ * else, or a name the demangler refuses, as recorded. The trace keeps the
+ * mangled form (babeltrace2 shows that).
+ */
+static char *dup_name(const uint8_t *p)
+{
+	const char *s = (const char *)p;
+	char *d;
+	int status = -1;
+
+	if (s[0] != '_' || s[1] != 'Z' || strnlen(s, 4096) == 4096)
+		return strdup(s);
+	d = __cxa_demangle(s, NULL, NULL, &status);
+	if (status == 0 && d)
+		return d;
+	free(d);
+	return strdup(s);
+}
+
 /* Keeps the process tables up to date as definitions pass by. */
 static void define(struct ht_proc_info *p, const struct ht_event *ev)
 {
@@ -113,7 +137,7 @@ static void define(struct ht_proc_info *p, const struct ht_event *ev)
 			p->nstrings = id;
 		}
 		if (!p->strings[id - 1])
-			p->strings[id - 1] = dup_str(q + 4);
+			p->strings[id - 1] = dup_name(q + 4);
 	} else if (ev->id == HT_EV_FN_DEF) {
 		uint16_t id = ht_le16(q);
 		const uint8_t *name = q + 2, *args = name + strlen((const char *)name) + 1;

@@ -150,6 +150,12 @@ WANT
 		fail "info does not report the losses: $(grep lost info.txt)"
 	"$HT" report tr >report.txt 2>&1 || fail "report failed"
 	grep -q "graph_node" report.txt || fail "report lacks the graph kernels"
+	# C++ kernel names are shown demangled (the trace keeps the mangled name)
+	grep -q "kern_b(float\*)" report.txt || fail "report lacks the demangled kern_b"
+	! grep -q "_Z6kern_bPf" report.txt || fail "report shows a mangled kernel name"
+	"$HT" export tr --format chrome -o tr.json || fail "chrome export failed"
+	grep -q '"kern_b(float\*)"' tr.json || fail "chrome export lacks the demangled kern_b"
+	grep -q '_Z6kern_bPf' bt2.txt || fail "the trace lost the mangled kernel name"
 	assert_eq "$(grep -c 'hetrace:device_command' bt2.txt)" 13 "device commands in babeltrace2"
 	;;
 inject_nogpu)
