@@ -224,7 +224,7 @@ out:
  * Appends the packet left in `cur` (".<stream>.cur") to its stream unless it
  * is already there, then removes the file. Return: 0, or < 0 with err filled.
  */
-static int salvage_one(const struct ht_trace_process *p, const char *cur,
+static int salvage_one(const struct ht_trace_process *p, const char *cur, int died,
 		       struct ht_finalize_stats *st, struct ht_read_error *err)
 {
 	char stream[256];
@@ -258,8 +258,10 @@ static int salvage_one(const struct ht_trace_process *p, const char *cur,
 			rc = -EIO;
 			snprintf(err->file, sizeof err->file, "%s/%s", p->name, stream);
 			snprintf(err->msg, sizeof err->msg, "cannot append the salvaged packet");
-		} else {
+		} else if (died) {
 			st->packets_salvaged++;
+		} else {
+			st->packets_completed++;
 		}
 	}
 	ht_stream_reader_close(&r);
@@ -285,6 +287,10 @@ static int salvage(const struct ht_trace_process *p, struct ht_finalize_stats *s
 	struct dirent *de;
 	char names[64][256];
 	unsigned int n = 0;
+	/* A process that ran its exit path closed its process stream: what is
+	 * left open then belongs to threads still running at exit and to shared
+	 * streams, not to a crash. */
+	int died = faccessat(p->fd, ".process" HT_CUR_SUFFIX, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 
 	if (!d) {
 		if (fd >= 0)
@@ -304,7 +310,7 @@ static int salvage(const struct ht_trace_process *p, struct ht_finalize_stats *s
 		if (!n)
 			break;
 		for (unsigned int i = 0; i < n && !rc; i++)
-			rc = salvage_one(p, names[i], st, err);
+			rc = salvage_one(p, names[i], died, st, err);
 		if (rc || n < 64)
 			break;
 		n = 0;

@@ -174,7 +174,7 @@ int ht_cmd_check(int argc, char **argv)
 		printf("repair: %u torn packet(s) trimmed (%llu bytes), %u in-progress packet(s) "
 		       "salvaged, %u packet(s) converted to ns\n",
 		       st.streams_trimmed, (unsigned long long)st.bytes_trimmed,
-		       st.packets_salvaged, st.packets_converted);
+		       st.packets_salvaged + st.packets_completed, st.packets_converted);
 	}
 	problems = check_trace(dir, t, &streams);
 	ht_trace_close(t);

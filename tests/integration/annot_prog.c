@@ -9,6 +9,8 @@
  *   annot_prog system N     system("<self> single N") and posix_spawn of the same
  *   annot_prog spin         counters 0,1,2,... forever; prints "ready" after 100000
  *   annot_prog big N        N counters (for loss and packet wrap-around tests)
+ *   annot_prog exitrun N    a thread emits N counters "late" and is still running
+ *                           when main returns (its packet is open at exit)
  *   annot_prog api N        a source's view: registers a function table, N x
  *                           api_begin/api_end of "fakeRead" with 3 arguments
  */
@@ -48,6 +50,19 @@ static void *worker(void *arg)
 	ht_thread_name(name);
 	for (long k = 0; k < n_events; k++)
 		HT_COUNTER("w", idx * 1000000 + k);
+	return NULL;
+}
+
+static volatile int late_done;
+
+static void *late_worker(void *arg)
+{
+	HT_THREAD_NAME("late");
+	for (long k = 0; k < (long)arg; k++)
+		HT_COUNTER("late", k);
+	__atomic_store_n(&late_done, 1, __ATOMIC_RELEASE);
+	for (;;)
+		pause();
 	return NULL;
 }
 
@@ -141,6 +156,13 @@ int main(int argc, char **argv)
 			ht_emit_api_begin(tab.base + 1);
 			ht_emit_api_end(tab.base + 1, (int32_t)-k, args, 3);
 		}
+	} else if (!strcmp(mode, "exitrun")) {
+		pthread_t th;
+
+		if (pthread_create(&th, NULL, late_worker, (void *)n))
+			return 1;
+		while (!__atomic_load_n(&late_done, __ATOMIC_ACQUIRE))
+			usleep(1000);
 	} else if (!strcmp(mode, "big")) {
 		for (long k = 0; k < n; k++)
 			HT_COUNTER("big", k);

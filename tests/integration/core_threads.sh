@@ -21,4 +21,11 @@ assert_ge "$pk" 100 "packets written"
 check_valid t
 bt2_read t b.txt
 assert_eq "$(count 'hetrace:counter:' b.txt)" $((T * N)) "babeltrace2 counters"
+# a thread still running at exit: its open packet is completed by record,
+# which says nothing of a crash (the process exited normally)
+"$HT" record -o late -- "$PROG" exitrun 1000 2>late.err || fail "record exitrun exited $?"
+! grep -q "salvaged" late.err || fail "a normal exit reported as a crash: $(cat late.err)"
+dump late l.txt
+assert_eq "$(count ' counter name=late ' l.txt)" 1000 "counters of the thread alive at exit"
+assert_eq "$(count ' name="late"' l.txt)" 1 "name of the thread alive at exit"
 echo "ok"
