@@ -26,6 +26,7 @@
 
 #include "analysis/finalize.h"
 #include "format/io.h"
+#include "format/ring.h"
 
 struct fit {
 	uint64_t lo_raw, lo_ns, hi_raw, hi_ns;
@@ -279,6 +280,50 @@ out:
 	return rc;
 }
 
+/*
+ * Drains a ring file left by a recording whose consumer (`hetrace record`)
+ * was killed: its published packets and the one in progress go to the
+ * stream file, then the ring is removed. Return: 0, or < 0 with err filled.
+ */
+static int salvage_ring(const struct ht_trace_process *p, const char *name, int died,
+			struct ht_finalize_stats *st, struct ht_read_error *err)
+{
+	struct ht_ring_file rf;
+	struct ht_ring_drain_stats ds = {0};
+	int rc = ht_ring_file_open(p->fd, name, &rf);
+
+	if (rc == -EAGAIN || rc == -EBADMSG || rc == -ENOENT) {
+		unlinkat(p->fd, name, 0); /* never set up, or not ours: nothing in it */
+		return 0;
+	}
+	if (rc) {
+		snprintf(err->file, sizeof err->file, "%s/%s", p->name, name);
+		snprintf(err->msg, sizeof err->msg, "cannot open the ring: %s", strerror(-rc));
+		return rc;
+	}
+	ht_ring_drain(rf.h, rf.fd, UINT64_MAX, 1, UINT64_MAX, &ds);
+	ht_ring_file_close(&rf, p->fd, name, ds.error == 0);
+	if (ds.error) {
+		snprintf(err->file, sizeof err->file, "%s/%s", p->name, name);
+		snprintf(err->msg, sizeof err->msg, "cannot append the ring's packets: %s",
+			 strerror(ds.error));
+		return -ds.error;
+	}
+	if (died)
+		st->packets_salvaged += (unsigned int)ds.salvaged;
+	else
+		st->packets_completed += (unsigned int)ds.salvaged;
+	return 0;
+}
+
+/* Return: nonzero when name ends in suffix (and has a stream name before it). */
+static int has_suffix(const char *name, const char *suffix)
+{
+	size_t len = strlen(name), sl = strlen(suffix);
+
+	return name[0] == '.' && len > sl + 1 && !strcmp(name + len - sl, suffix);
+}
+
 static int salvage(const struct ht_trace_process *p, struct ht_finalize_stats *st,
 		   struct ht_read_error *err)
 {
@@ -290,7 +335,8 @@ static int salvage(const struct ht_trace_process *p, struct ht_finalize_stats *s
 	/* A process that ran its exit path closed its process stream: what is
 	 * left open then belongs to threads still running at exit and to shared
 	 * streams, not to a crash. */
-	int died = faccessat(p->fd, ".process" HT_CUR_SUFFIX, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+	int died = faccessat(p->fd, ".process" HT_CUR_SUFFIX, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
+		   faccessat(p->fd, ".process" HT_RING_SUFFIX, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 
 	if (!d) {
 		if (fd >= 0)
@@ -301,16 +347,16 @@ static int salvage(const struct ht_trace_process *p, struct ht_finalize_stats *s
 	for (;;) {
 		/* Collect a batch first: unlinking while reading a directory skips entries. */
 		while (n < 64 && (de = readdir(d))) {
-			size_t len = strlen(de->d_name), sl = strlen(HT_CUR_SUFFIX);
-
-			if (de->d_name[0] == '.' && len > sl + 1 &&
-			    !strcmp(de->d_name + len - sl, HT_CUR_SUFFIX))
+			if (has_suffix(de->d_name, HT_CUR_SUFFIX) ||
+			    has_suffix(de->d_name, HT_RING_SUFFIX))
 				snprintf(names[n++], sizeof names[0], "%s", de->d_name);
 		}
 		if (!n)
 			break;
 		for (unsigned int i = 0; i < n && !rc; i++)
-			rc = salvage_one(p, names[i], died, st, err);
+			rc = has_suffix(names[i], HT_RING_SUFFIX)
+				 ? salvage_ring(p, names[i], died, st, err)
+				 : salvage_one(p, names[i], died, st, err);
 		if (rc || n < 64)
 			break;
 		n = 0;

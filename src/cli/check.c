@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/finalize.h"
 #include "cli/cli.h"
+#include "format/ring.h"
 
 /* Largest string id defined in the process stream. */
 static int defined_strings(const struct ht_trace_process *p, uint32_t *max_id,
@@ -169,6 +171,13 @@ int ht_cmd_check(int argc, char **argv)
 		if (!ht_trace_index_get(t, "tsc_hz", hz, sizeof hz))
 			rate = strtod(hz, NULL);
 		rc = ht_finalize_trace(t, rate > 0 ? 1e9 / rate : 1.0, &st, &err);
+		if (rc == 0) {
+			/* The doorbell of a `hetrace record` that was killed. */
+			char bell[4096];
+
+			snprintf(bell, sizeof bell, "%s/%s", dir, HT_DOORBELL_FILE);
+			unlink(bell);
+		}
 		if (rc)
 			ht_read_error_print(dir, &err);
 		printf("repair: %u torn packet(s) trimmed (%llu bytes), %u in-progress packet(s) "

@@ -24,8 +24,10 @@
 
 #include "analysis/finalize.h"
 #include "cli/cli.h"
+#include "cli/consumer.h"
 #include "core/clock.h"
 #include "core/config.h"
+#include "format/ring.h"
 
 static const char usage[] =
 	"usage: hetrace record [options] [--] COMMAND [ARGS...]\n"
@@ -334,7 +336,7 @@ static void set_cuda(const char *libdir, const char *api)
 		setenv("NVTX_INJECTION64_PATH", lib, 0);
 }
 
-static int finalize(const char *dir, double hz, int quiet)
+static int finalize(const char *dir, double hz, int quiet, unsigned int salvaged)
 {
 	struct ht_trace *t;
 	struct ht_read_error err = {0};
@@ -355,10 +357,11 @@ static int finalize(const char *dir, double hz, int quiet)
 	} else if (!quiet) {
 		fprintf(stderr, "hetrace: trace written to '%s' (%u process%s); see 'hetrace info %s'\n",
 			dir, t->nprocs, t->nprocs == 1 ? "" : "es", dir);
-		if (st.packets_salvaged)
+		salvaged += st.packets_salvaged;
+		if (salvaged)
 			fprintf(stderr, "hetrace: salvaged %u packet(s) in progress when their "
 					"process died\n",
-				st.packets_salvaged);
+				salvaged);
 		if (st.streams_trimmed)
 			fprintf(stderr, "hetrace: trimmed %u torn packet(s) (%llu bytes)\n",
 				st.streams_trimmed, (unsigned long long)st.bytes_trimmed);
@@ -383,6 +386,8 @@ int ht_cmd_record(int argc, char **argv)
 	double hz = 0;
 	struct sigaction sa;
 	pid_t pid;
+	struct ht_consumer *consumer;
+	unsigned int salvaged = 0;
 	ssize_t n;
 	int child_errno = 0;
 
@@ -502,16 +507,26 @@ int ht_cmd_record(int argc, char **argv)
 	if (api)
 		setenv("HETRACE_API", api, 1);
 	setenv("HETRACE_OS", os ? "1" : "0", 1);
+	/* Ring mode: the traced threads publish packets, this process writes them. */
+	consumer = ht_consumer_create(dfd, absdir);
+	if (consumer) {
+		char v[16];
+
+		snprintf(v, sizeof v, "%d", HT_RING_SLOTS_DEFAULT);
+		setenv("HETRACE_RING", v, 0);
+	}
 	set_xpti(libdir, api);
 	set_cuda(libdir, api);
 
 	if (pipe2(pipefd, O_CLOEXEC)) {
+		ht_consumer_finish(consumer);
 		close(dfd);
 		return ht_error("cannot create pipe: %s", strerror(errno));
 	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
+		ht_consumer_finish(consumer);
 		close(dfd);
 		return ht_error("cannot start '%s': %s", argv[optind], strerror(errno));
 	}
@@ -539,8 +554,13 @@ int ht_cmd_record(int argc, char **argv)
 		n = read(pipefd[0], &child_errno, sizeof child_errno);
 	while (n < 0 && errno == EINTR);
 	close(pipefd[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	if (consumer) {
+		status = ht_consumer_wait(consumer, pid);
+		salvaged = ht_consumer_finish(consumer);
+	} else {
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
 	if (n == sizeof child_errno) {
 		/* exec failed: nothing was traced; leave no empty trace behind. */
 		unlinkat(dfd, "hetrace.index", 0);
@@ -564,7 +584,7 @@ int ht_cmd_record(int argc, char **argv)
 		append_index(dfd, code, "exited");
 	}
 	close(dfd);
-	if (finalize(out, hz, quiet) && code == 0)
+	if (finalize(out, hz, quiet, salvaged) && code == 0)
 		code = 1;
 	return code;
 }

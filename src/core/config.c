@@ -95,6 +95,17 @@ void ht_config_load(struct ht_config *c)
 			warn_value("HETRACE_OS", v, "0 or 1", "1");
 	}
 
+	v = getenv("HETRACE_RING");
+	if (v && *v) {
+		char *end;
+		long n = strtol(v, &end, 10);
+
+		if (*end || !(n == 0 || (n >= 2 && n <= 4096)))
+			warn_value("HETRACE_RING", v, "0 or 2 to 4096 packets", "0");
+		else
+			c->ring_slots = (unsigned int)n;
+	}
+
 	v = getenv("HETRACE_TSC_HZ");
 	if (v && *v) {
 		char *end;

@@ -14,6 +14,8 @@ struct ht_config {
 	int use_tsc;	      /* HETRACE_CLOCK: tsc | monotonic */
 	double tsc_hz;	      /* HETRACE_TSC_HZ */
 	int os;		      /* HETRACE_OS: record OS scheduling (1, default) or not (0) */
+	unsigned int ring_slots; /* HETRACE_RING: packets per stream ring for `hetrace
+				  * record` to drain (format/ring.h); 0 = write them here */
 };
 
 #define HT_PACKET_DEFAULT (64u * 1024)

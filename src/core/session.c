@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -31,6 +32,7 @@
 #include "core/os.h"
 #include "core/recorder.h"
 #include "core/session.h"
+#include "format/ring.h"
 #include "format/tsdl.h"
 
 HT_EXPORT int ht_active;
@@ -57,6 +59,7 @@ static struct {
 	unsigned int ntables;
 	uint64_t next_instance;
 	uint64_t file_limit;
+	unsigned int ring_slots; /* ring mode (format/ring.h): slots per stream, or 0 */
 	pthread_key_t key;
 	uint64_t lost_no_stream;
 	int warned_io;
@@ -219,6 +222,34 @@ static void sanitize_comm(char *c)
 			*c = '_';
 }
 
+/*
+ * Ring mode, when `hetrace record` asked for it: map its doorbell and size
+ * the rings so a ring file stays within RLIMIT_FSIZE. Without a doorbell (an
+ * old or foreign consumer) the streams write their packets themselves.
+ */
+static void ring_setup(void)
+{
+	unsigned int slots = S.cfg.ring_slots;
+	char path[4096];
+	void *m;
+	int fd;
+
+	while (slots >= 2 && ht_ring_file_size(slots, S.cfg.packet_size) > S.file_limit)
+		slots--;
+	S.ring_slots = slots >= 2 ? slots : 0;
+	if (!S.ring_slots || ht_stream_doorbell)
+		return;
+	snprintf(path, sizeof path, "%s/" HT_DOORBELL_FILE, S.cfg.dir);
+	fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	m = fd < 0 ? MAP_FAILED : mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (fd >= 0)
+		close(fd);
+	if (m == MAP_FAILED)
+		S.ring_slots = 0;
+	else
+		ht_stream_doorbell = m;
+}
+
 static struct ht_stream_params stream_params(enum ht_stream_class sc, int vtid)
 {
 	struct ht_stream_params p = {
@@ -231,6 +262,7 @@ static struct ht_stream_params stream_params(enum ht_stream_class sc, int vtid)
 		.packet_size = S.cfg.packet_size,
 		.block = S.cfg.block,
 		.file_limit = S.file_limit,
+		.ring_slots = S.ring_slots,
 	};
 	return p;
 }
@@ -324,6 +356,7 @@ static int init_process(void)
 	S.file_limit = UINT64_MAX;
 	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		S.file_limit = rl.rlim_cur;
+	ring_setup();
 	what = "cannot write trace metadata";
 	r = write_metadata();
 	if (r)

@@ -1,27 +1,38 @@
 /*
- * Stream files: the current packet, packet switch (trim + pwrite), loss
- * accounting (see stream.h). Everything here runs once per packet or less,
- * never per event.
+ * Stream files: the current packet, packet switch (trim + pwrite, or publish
+ * to the consumer's ring), loss accounting (see stream.h). Everything here
+ * runs once per packet or less, never per event.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/stream.h"
 #include "format/io.h"
+#include "format/ring.h"
 
+struct ht_doorbell *ht_stream_doorbell;
 void (*ht_stream_on_error)(struct ht_stream *s, int err);
 void (*ht_stream_on_packet)(struct ht_stream *s, size_t need);
 
 /* Block mode retries a failed packet write for this long before dropping it. */
 #define HT_BLOCK_WAIT_NS 10000000000ull
+/*
+ * A full ring whose consumer is writing a packet (it holds the drain lock
+ * for one packet at a time, tens of microseconds) is waited for this long
+ * before events are dropped: a consumer that lost its CPU in the middle gets
+ * it back within a scheduler slice or two.
+ */
+#define HT_RING_BUSY_WAIT_NS 20000000ull
 
 static void write_context(struct ht_stream *s, const struct ht_anchor *a)
 {
@@ -68,28 +79,103 @@ static void open_packet(struct ht_stream *s, const struct ht_anchor *a)
  */
 static uint64_t count_events(const struct ht_stream *s)
 {
-	const uint8_t *p = s->pkt + s->ctx_end, *end = s->pos;
-	uint64_t n = 0;
+	return ht_packet_count_events(s->pkt, (size_t)(s->pos - s->pkt));
+}
 
-	while (p + HT_EH_COMPACT_SIZE <= end) {
-		uint32_t id = p[0] & 0x1f;
-		const struct ht_event_class *ec;
-		long size;
+/* Ring mode: wakes the consumer (one futex call; rare, see ring_publish). */
+static void ring_wake(void)
+{
+	struct ht_doorbell *d = ht_stream_doorbell;
 
-		if (id == HT_EH_EXTENDED) {
-			id = ht_le32(p + 1);
-			p += HT_EH_EXTENDED_SIZE;
+	if (!d)
+		return;
+	__atomic_add_fetch(&d->ring, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &d->ring, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/* Ring mode: drains the ring from this thread. Return: nonzero if it made room. */
+static int ring_drain_here(struct ht_stream *s)
+{
+	struct ht_ring_header *h = s->ring;
+	struct ht_ring_drain_stats st = {0};
+	uint64_t before;
+
+	if (!ht_ring_trylock(h))
+		return 0;
+	before = h->consumed;
+	ht_ring_drain(h, s->fd, s->p.file_limit, 0, UINT64_MAX, &st);
+	ht_ring_unlock(h);
+	return h->consumed != before; /* written, or lost for good (counted) */
+}
+
+/*
+ * Ring mode: publishes the closed packet. The consumer is woken at a quarter
+ * full; at half full it evidently has no CPU to spare (every core busy with
+ * the program), so this thread writes the packets itself, as it would
+ * without a consumer, rather than let the ring fill.
+ */
+static void ring_publish(struct ht_stream *s)
+{
+	struct ht_ring_header *h = s->ring;
+	uint64_t c = h->committed + 1, pending;
+
+	__atomic_store_n(&h->discarded, s->discarded, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->committed, c, __ATOMIC_RELEASE);
+	s->seq = c;
+	s->written++;
+	pending = c - __atomic_load_n(&h->consumed, __ATOMIC_ACQUIRE);
+	if (pending >= h->nslots / 2)
+		ring_drain_here(s);
+	else if (pending >= h->nslots / 4)
+		ring_wake();
+}
+
+/*
+ * Ring mode: points buf at a free slot for the next packet. Return: 1, or 0
+ * when the consumer has released none (block mode waits up to 10 s first).
+ */
+static int ring_slot(struct ht_stream *s)
+{
+	struct ht_ring_header *h = s->ring;
+	struct timespec nap = {0, 1000000};
+	uint64_t deadline = 0, busy_until = 0;
+
+	while (h->committed - __atomic_load_n(&h->consumed, __ATOMIC_ACQUIRE) >= h->nslots) {
+		if (ht_ring_trylock(h)) {
+			ht_ring_unlock(h);
+			if (ring_drain_here(s))
+				continue;
 		} else {
-			p += HT_EH_COMPACT_SIZE;
+			/* The consumer is writing one packet: that frees a slot soon. */
+			uint64_t now = ht_clock_mono_ns();
+
+			if (!busy_until)
+				busy_until = now + HT_RING_BUSY_WAIT_NS;
+			if (now < busy_until) {
+				struct timespec brief = {0, 50000};
+
+				/* Yield first; sleep if the consumer shares this CPU. */
+				if (busy_until - now > HT_RING_BUSY_WAIT_NS - 200000)
+					sched_yield();
+				else
+					nanosleep(&brief, NULL);
+				continue;
+			}
 		}
-		ec = ht_format_event_class(s->p.sc, id);
-		size = ec ? ht_format_payload_size(ec, p, (size_t)(end - p)) : -1;
-		if (size < 0)
-			break;
-		p += size;
-		n++;
+		if (s->p.block || !s->error)
+			ring_wake(); /* once per episode of drops */
+		s->error = ENOBUFS;
+		if (!s->p.block)
+			return 0;
+		if (!deadline)
+			deadline = ht_clock_mono_ns() + HT_BLOCK_WAIT_NS;
+		else if (ht_clock_mono_ns() > deadline)
+			return 0;
+		nanosleep(&nap, NULL);
 	}
-	return n;
+	s->error = 0;
+	s->buf = ht_ring_slot(h, h->committed);
+	return 1;
 }
 
 /* Appends the packet (already trimmed). Return: 0 or -errno. */
@@ -136,6 +222,11 @@ static void close_packet(struct ht_stream *s, const struct ht_anchor *a)
 	ht_put64(k + HT_PC_TS_END, a->ns);
 	ht_put64(k + HT_PC_DISCARDED, s->discarded);
 	ht_put64(k + HT_PC_PACKET, (uint64_t)len * 8);
+	if (s->ring) {
+		ring_publish(s);
+		s->pkt = s->pos = s->end = NULL;
+		return;
+	}
 	r = s->p.block ? append_blocking(s, len) : append(s, len);
 	if (r) {
 		if (!s->error && ht_stream_on_error)
@@ -164,6 +255,10 @@ uint8_t *ht_stream_reserve_slow(struct ht_stream *s, size_t need)
 	ht_clock_anchor(&a);
 	if (s->pkt)
 		close_packet(s, &a);
+	if (s->ring && !ring_slot(s)) {
+		s->discarded++; /* the consumer is behind: drop and count */
+		return NULL;
+	}
 	open_packet(s, &a);
 	if (s->os && ht_stream_on_packet)
 		ht_stream_on_packet(s, need); /* leaves `need` bytes free */
@@ -178,6 +273,11 @@ void ht_stream_sync_discarded(struct ht_stream *s)
 	if (s->pkt)
 		__atomic_store_n((uint64_t *)(void *)(s->pkt + HT_PC_DISCARDED), total,
 				 __ATOMIC_RELAXED);
+	if (s->ring) {
+		/* The consumer brings the last packet it wrote up to date. */
+		__atomic_store_n(&s->ring->discarded, total, __ATOMIC_RELEASE);
+		return;
+	}
 	if (s->written && total != s->last_discarded) {
 		ht_put64(v, total);
 		if (pwrite(s->fd, v, 8, (off_t)(s->last_off + HT_PC_DISCARDED)) == 8)
@@ -188,6 +288,52 @@ void ht_stream_sync_discarded(struct ht_stream *s)
 static void cur_name(char *out, size_t cap, const char *name)
 {
 	snprintf(out, cap, HT_CUR_PREFIX "%s" HT_CUR_SUFFIX, name);
+}
+
+/*
+ * Ring mode: creates and maps ".<name>.ring" and tells the consumer. Fails
+ * (errno set, nothing left behind) where the disk or RLIMIT_FSIZE has no
+ * room for it; the caller then falls back to writing packets itself.
+ */
+static int ring_create(struct ht_stream *s, const char *name)
+{
+	const struct ht_stream_params *p = &s->p;
+	uint64_t size = ht_ring_file_size(p->ring_slots, p->packet_size);
+	struct ht_ring_header *h;
+	char file[80];
+	int fd, err;
+
+	if (!ht_stream_doorbell || size > p->file_limit) {
+		errno = EFBIG;
+		return -1;
+	}
+	snprintf(file, sizeof file, HT_CUR_PREFIX "%s" HT_RING_SUFFIX, name);
+	fd = openat(s->dirfd, file, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	/* Reserve the blocks now: a full disk fails here, never as SIGBUS later. */
+	err = posix_fallocate(fd, 0, (off_t)size);
+	h = err ? MAP_FAILED : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED) {
+		err = err ? err : errno;
+		close(fd);
+		unlinkat(s->dirfd, file, 0);
+		errno = err;
+		return -1;
+	}
+#ifdef MADV_POPULATE_WRITE
+	madvise(h, size, MADV_POPULATE_WRITE); /* fault it in once */
+#endif
+	h->nslots = p->ring_slots;
+	h->packet_size = p->packet_size;
+	__atomic_store_n(&h->magic, HT_RING_MAGIC, __ATOMIC_RELEASE);
+	s->ring = h;
+	s->map_size = size;
+	s->cur_fd = fd;
+	s->buf = ht_ring_slot(h, 0);
+	__atomic_add_fetch(&ht_stream_doorbell->rings, 1, __ATOMIC_RELEASE);
+	ring_wake();
+	return 0;
 }
 
 struct ht_stream *ht_stream_create(int dirfd, const char *name, const struct ht_stream_params *p)
@@ -212,6 +358,11 @@ struct ht_stream *ht_stream_create(int dirfd, const char *name, const struct ht_
 	s->fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (s->fd < 0)
 		goto err;
+	if (p->ring_slots > 1 && ring_create(s, name) == 0) {
+		ht_clock_anchor(&a);
+		open_packet(s, &a);
+		return s;
+	}
 	s->cur_fd = openat(dirfd, cur, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (s->cur_fd < 0)
 		goto err;
@@ -223,6 +374,7 @@ struct ht_stream *ht_stream_create(int dirfd, const char *name, const struct ht_
 	if (m == MAP_FAILED)
 		goto err;
 	s->buf = m;
+	s->map_size = p->packet_size;
 #ifdef MADV_POPULATE_WRITE
 	madvise(s->buf, p->packet_size, MADV_POPULATE_WRITE); /* fault it in once */
 #endif
@@ -257,9 +409,15 @@ void ht_stream_destroy(struct ht_stream *s)
 		close_packet(s, &a);
 	}
 	ht_stream_sync_discarded(s);
-	/* Written out (or counted as lost): the current-packet file has done its job. */
-	cur_name(cur, sizeof cur, s->name);
-	unlinkat(s->dirfd, cur, 0);
+	if (s->ring) {
+		/* The consumer writes what is left, then removes the ring. */
+		__atomic_store_n(&s->ring->closed, 1, __ATOMIC_RELEASE);
+		ring_wake();
+	} else {
+		/* Written out (or counted as lost): the current-packet file has done its job. */
+		cur_name(cur, sizeof cur, s->name);
+		unlinkat(s->dirfd, cur, 0);
+	}
 	ht_stream_abandon(s);
 }
 
@@ -267,8 +425,10 @@ void ht_stream_abandon(struct ht_stream *s)
 {
 	if (!s)
 		return;
-	if (s->buf)
-		munmap(s->buf, s->p.packet_size);
+	if (s->ring)
+		munmap(s->ring, s->map_size);
+	else if (s->buf)
+		munmap(s->buf, s->map_size);
 	if (s->fd >= 0)
 		close(s->fd);
 	if (s->cur_fd >= 0)
