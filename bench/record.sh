@@ -178,6 +178,9 @@ for r in $(seq "$runs"); do
 	if [ "$lttng_ok" -eq 1 ]; then
 		run_lttng lttng2 2
 	fi
+	# the program writing its own packets (no hand-off to record), for comparison
+	HETRACE_RING=0 run_ht self1 counter 1 "$events"
+	HETRACE_RING=0 run_ht self2 counter 2 "$events"
 	run_ht region1 region 1 "$events"
 	run_ht instant1 instant2 1 "$events"
 	if [ "$lttng_ok" -eq 1 ]; then
@@ -238,6 +241,8 @@ row "hetrace off: HT_COUNTER, not recorded" 1 disabled
 printf '%-38s %7s %9s\n' "  = macro cost over the empty loop" 1 "$disabled_ns"
 row "hetrace HT_COUNTER (id u32 + i64)" 1 counter1
 row "hetrace HT_COUNTER (id u32 + i64)" 2 counter2
+row "  same, HETRACE_RING=0 (app writes)" 1 self1
+row "  same, HETRACE_RING=0 (app writes)" 2 self2
 row "hetrace HT_REGION_BEGIN/END (id u32)" 1 region1
 row "hetrace HT_INSTANT_ARGS (2 int args)" 1 instant1
 row "lttng-ust tracepoint (u32 + i64)" 1 lttng1
@@ -250,6 +255,10 @@ if [ -s "$res/lttng2" ]; then
 		"$(awk -v a="$(median 2 <"$res/lttng2")" -v b="$(median 2 <"$res/lttng1")" \
 			'BEGIN {printf "%.2f", a / b}')x"
 fi
+echo "hetrace with HETRACE_RING=0: 2-thread throughput over 1 thread" \
+	"$(awk -v a="$(median 2 <"$res/self2")" -v b="$(median 2 <"$res/self1")" \
+		'BEGIN {printf "%.2f", a / b}')x (with the hand-off, one thread already uses a" \
+	"second core for record's writes: on $(nproc) cores the 2-thread ratio cannot reach 2x)"
 echo "Summary: hetrace_ns/lttng_ns = HT_COUNTER vs the tracepoint, 1 thread, same payload;" \
 	"disabled_ns = macro cost over the empty loop; bytes_per_event = HT_REGION_BEGIN/END;" \
 	"lost = the paced run."
