@@ -140,8 +140,8 @@ static void scan(struct ht_consumer *c)
 		DIR *pd;
 		struct dirent *pe;
 
-		if (de->d_name[0] == '.' || de->d_type != DT_DIR)
-			continue;
+		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue; /* DT_UNKNOWN: O_DIRECTORY below sorts it out */
 		pfd = openat(c->dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		pd = pfd >= 0 ? fdopendir(pfd) : NULL;
 		if (!pd) {
@@ -222,12 +222,12 @@ static void drain(struct ht_consumer *c, int final)
 		}
 		if (final && e->dead)
 			c->salvaged += (unsigned int)st.salvaged;
-		if (st.error && !c->warned) {
+		if (h->error && !c->warned) {
 			c->warned = 1;
 			fprintf(stderr,
 				"hetrace: cannot write trace file '%s/%s': %s; events are dropped and "
 				"counted, the program runs on\n",
-				c->dir, e->path, strerror(st.error));
+				c->dir, e->path, strerror(h->error));
 		}
 		if (!done) {
 			i++;

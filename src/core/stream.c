@@ -33,6 +33,8 @@ void (*ht_stream_on_packet)(struct ht_stream *s, size_t need);
  * it back within a scheduler slice or two.
  */
 #define HT_RING_BUSY_WAIT_NS 20000000ull
+/* While dropping, a full ring is looked at again after this long (not per event). */
+#define HT_RING_RETRY_NS 100000000ull
 
 static void write_context(struct ht_stream *s, const struct ht_anchor *a)
 {
@@ -141,6 +143,9 @@ static int ring_slot(struct ht_stream *s)
 	uint64_t deadline = 0, busy_until = 0;
 
 	while (h->committed - __atomic_load_n(&h->consumed, __ATOMIC_ACQUIRE) >= h->nslots) {
+		/* Dropping already (disk full, consumer stuck): retry only now and then. */
+		if (s->error && !s->p.block && ht_clock_mono_ns() < s->ring_retry)
+			return 0;
 		if (ht_ring_trylock(h)) {
 			ht_ring_unlock(h);
 			if (ring_drain_here(s))
@@ -165,6 +170,7 @@ static int ring_slot(struct ht_stream *s)
 		if (s->p.block || !s->error)
 			ring_wake(); /* once per episode of drops */
 		s->error = ENOBUFS;
+		s->ring_retry = ht_clock_mono_ns() + HT_RING_RETRY_NS;
 		if (!s->p.block)
 			return 0;
 		if (!deadline)

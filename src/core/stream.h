@@ -70,6 +70,7 @@ struct ht_stream {
 	int cur_fd; /* the current-packet file, or the ring file */
 	struct ht_ring_header *ring; /* ring mode: the mapped ring, else NULL */
 	size_t map_size; /* bytes mapped at buf (ring mode: at ring) */
+	uint64_t ring_retry; /* ring mode, dropping: when to try the full ring again */
 	int dirfd;
 	int error; /* errno of the last failed packet write, 0 if none */
 	uint8_t *buf; /* the mapped current-packet file */

@@ -215,6 +215,8 @@ uint64_t ht_ring_drain(struct ht_ring_header *h, int fd, uint64_t file_limit, in
 		if (r) {
 			if (!st->error)
 				st->error = -r;
+			if (!h->error)
+				h->error = -r; /* for the consumer's warning, whoever drained */
 			if (!final && r != -EBADMSG && r != -EFBIG)
 				break; /* a full disk may clear: the producer drops meanwhile */
 			lose(h, pkt, len, st);

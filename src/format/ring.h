@@ -53,7 +53,8 @@ struct ht_ring_header {
 	uint64_t last_off;	 /* the last packet written: offset */
 	uint64_t last_discarded; /* and its running total */
 	uint32_t busy;		 /* held by whoever drains (ht_ring_trylock) */
-	uint8_t pad2[12];
+	int32_t error;		 /* errno of the first failed append, by whoever drained */
+	uint8_t pad2[8];
 };
 
 /*
