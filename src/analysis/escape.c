@@ -31,50 +31,63 @@ int ht_utf8_len(const unsigned char *s)
 	return n;
 }
 
-void ht_json_str(FILE *f, const char *str)
+/*
+ * Writes str to f: valid multi-byte UTF-8 sequences as they are, each
+ * invalid byte as `bad` (U+FFFD in the output's syntax), each ASCII byte
+ * through `ascii`, which escapes what the output format needs.
+ */
+static void write_utf8(FILE *f, const char *str, const char *bad,
+		       void (*ascii)(FILE *f, unsigned char c))
 {
 	const unsigned char *s = (const unsigned char *)str;
 
-	fputc('"', f);
 	while (*s) {
 		int n = ht_utf8_len(s);
 
 		if (!n) {
-			fputs("\\ufffd", f);
-			s++;
-			continue;
-		}
-		if (n > 1) {
+			fputs(bad, f);
+			n = 1;
+		} else if (n > 1) {
 			fwrite(s, 1, (size_t)n, f);
-			s += n;
-			continue;
+		} else {
+			ascii(f, *s);
 		}
-		switch (*s) {
-		case '"':
-			fputs("\\\"", f);
-			break;
-		case '\\':
-			fputs("\\\\", f);
-			break;
-		case '\n':
-			fputs("\\n", f);
-			break;
-		case '\t':
-			fputs("\\t", f);
-			break;
-		case '<':
-		case '>':
-		case '&':
-			fprintf(f, "\\u%04x", *s);
-			break;
-		default:
-			if (*s < 0x20 || *s == 0x7f)
-				fprintf(f, "\\u%04x", *s);
-			else
-				fputc(*s, f);
-		}
-		s++;
+		s += n;
 	}
+}
+
+static void json_ascii(FILE *f, unsigned char c)
+{
+	switch (c) {
+	case '"':
+		fputs("\\\"", f);
+		break;
+	case '\\':
+		fputs("\\\\", f);
+		break;
+	case '\n':
+		fputs("\\n", f);
+		break;
+	case '\t':
+		fputs("\\t", f);
+		break;
+	case '<':
+	case '>':
+	case '&':
+		fprintf(f, "\\u%04x", c);
+		break;
+	default:
+		if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+}
+
+void ht_json_str(FILE *f, const char *str)
+{
+	fputc('"', f);
+	write_utf8(f, str, "\\ufffd", json_ascii);
 	fputc('"', f);
 }
 
@@ -93,45 +106,33 @@ void ht_csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+static void html_ascii(FILE *f, unsigned char c)
+{
+	switch (c) {
+	case '<':
+		fputs("&lt;", f);
+		break;
+	case '>':
+		fputs("&gt;", f);
+		break;
+	case '&':
+		fputs("&amp;", f);
+		break;
+	case '"':
+		fputs("&quot;", f);
+		break;
+	case '\'':
+		fputs("&#39;", f);
+		break;
+	default:
+		if (c < 0x20 && c != '\n' && c != '\t')
+			fputc(' ', f);
+		else
+			fputc(c, f);
+	}
+}
+
 void ht_html_str(FILE *f, const char *str)
 {
-	const unsigned char *s = (const unsigned char *)str;
-
-	while (*s) {
-		int n = ht_utf8_len(s);
-
-		if (!n) {
-			fputs("&#xfffd;", f);
-			s++;
-			continue;
-		}
-		if (n > 1) {
-			fwrite(s, 1, (size_t)n, f);
-			s += n;
-			continue;
-		}
-		switch (*s) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
-			if (*s < 0x20 && *s != '\n' && *s != '\t')
-				fputc(' ', f);
-			else
-				fputc(*s, f);
-		}
-		s++;
-	}
+	write_utf8(f, str, "&#xfffd;", html_ascii);
 }
