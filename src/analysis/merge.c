@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/merge.h"
+#include "format/heap.h"
 
 /* Heap order: timestamp, then process streams first (definitions before uses). */
 static int before(const struct ht_merge *m, unsigned int a, unsigned int b)
@@ -20,38 +21,20 @@ static int before(const struct ht_merge *m, unsigned int a, unsigned int b)
 	return a < b;
 }
 
+/* Heap elements are stream indexes. */
+static int heap_less(const void *a, const void *b, void *ctx)
+{
+	return before(ctx, *(const unsigned int *)a, *(const unsigned int *)b);
+}
+
 static void sift_down(struct ht_merge *m, unsigned int i)
 {
-	for (;;) {
-		unsigned int l = 2 * i + 1, r = l + 1, s = i;
-
-		if (l < m->nheap && before(m, m->heap[l], m->heap[s]))
-			s = l;
-		if (r < m->nheap && before(m, m->heap[r], m->heap[s]))
-			s = r;
-		if (s == i)
-			return;
-		unsigned int t = m->heap[i];
-
-		m->heap[i] = m->heap[s];
-		m->heap[s] = t;
-		i = s;
-	}
+	ht_heap_sift_down(m->heap, sizeof *m->heap, m->nheap, i, heap_less, m);
 }
 
 static void sift_up(struct ht_merge *m, unsigned int i)
 {
-	while (i > 0) {
-		unsigned int p = (i - 1) / 2;
-
-		if (!before(m, m->heap[i], m->heap[p]))
-			return;
-		unsigned int t = m->heap[i];
-
-		m->heap[i] = m->heap[p];
-		m->heap[p] = t;
-		i = p;
-	}
+	ht_heap_sift_up(m->heap, sizeof *m->heap, i, heap_less, m);
 }
 
 /* Advances one stream. Return: 1 (has an event), 0 (done), < 0 (error). */

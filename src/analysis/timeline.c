@@ -11,6 +11,7 @@
 
 #include "analysis/cpustate.h"
 #include "analysis/timeline.h"
+#include "format/heap.h"
 
 struct ht_tl_device {
 	int32_t pid;
@@ -142,88 +143,43 @@ static void seen_del(struct ht_tl_proc *p, uint64_t corr)
 	}
 }
 
+static int open_less(const void *a, const void *b, void *ctx)
+{
+	(void)ctx;
+	return ((const struct pending *)a)->begin < ((const struct pending *)b)->begin;
+}
+
 static void open_sift_up(struct ht_tl_proc *p, unsigned int i)
 {
-	while (i) {
-		unsigned int q = (i - 1) / 2;
-
-		if (p->open[q].begin <= p->open[i].begin)
-			return;
-		struct pending t = p->open[q];
-
-		p->open[q] = p->open[i];
-		p->open[i] = t;
-		i = q;
-	}
+	ht_heap_sift_up(p->open, sizeof *p->open, i, open_less, NULL);
 }
 
 static void open_pop(struct ht_tl_proc *p)
 {
-	unsigned int i = 0;
-
 	p->open[0] = p->open[--p->nopen];
-	for (;;) {
-		unsigned int l = 2 * i + 1, r = l + 1, s = i;
-
-		if (l < p->nopen && p->open[l].begin < p->open[s].begin)
-			s = l;
-		if (r < p->nopen && p->open[r].begin < p->open[s].begin)
-			s = r;
-		if (s == i)
-			return;
-		struct pending t = p->open[s];
-
-		p->open[s] = p->open[i];
-		p->open[i] = t;
-		i = s;
-	}
+	ht_heap_sift_down(p->open, sizeof *p->open, p->nopen, 0, open_less, NULL);
 }
 
-static void held_swap(struct ht_tl_proc *p, unsigned int a, unsigned int b)
+static int held_less(const void *a, const void *b, void *ctx)
 {
-	struct ht_tl_record t = p->held[a];
-
-	p->held[a] = p->held[b];
-	p->held[b] = t;
+	(void)ctx;
+	return ((const struct ht_tl_record *)a)->ts < ((const struct ht_tl_record *)b)->ts;
 }
 
 static int held_push(struct ht_tl_proc *p, const struct ht_tl_record *r)
 {
-	unsigned int i;
-
 	if (grow((void **)&p->held, &p->capheld, sizeof *p->held, p->nheld + 1))
 		return -ENOMEM;
-	i = p->nheld++;
-	p->held[i] = *r;
-	while (i) {
-		unsigned int q = (i - 1) / 2;
-
-		if (p->held[q].ts <= p->held[i].ts)
-			break;
-		held_swap(p, q, i);
-		i = q;
-	}
+	p->held[p->nheld] = *r;
+	ht_heap_sift_up(p->held, sizeof *p->held, p->nheld++, held_less, NULL);
 	return 0;
 }
 
 static void held_pop(struct ht_tl_proc *p, struct ht_tl_record *out)
 {
-	unsigned int i = 0;
-
 	*out = p->held[0];
 	p->held[0] = p->held[--p->nheld];
-	for (;;) {
-		unsigned int l = 2 * i + 1, r = l + 1, s = i;
-
-		if (l < p->nheld && p->held[l].ts < p->held[s].ts)
-			s = l;
-		if (r < p->nheld && p->held[r].ts < p->held[s].ts)
-			s = r;
-		if (s == i)
-			return;
-		held_swap(p, s, i);
-		i = s;
-	}
+	ht_heap_sift_down(p->held, sizeof *p->held, p->nheld, 0, held_less, NULL);
 }
 
 static int out_push(struct ht_timeline *tl, const struct ht_tl_record *r)

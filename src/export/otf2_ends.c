@@ -6,19 +6,16 @@
 #include <stdlib.h>
 
 #include "export/otf2_ends.h"
+#include "format/heap.h"
 
-static void swap(struct ht_ends *h, uint32_t a, uint32_t b)
+static int end_less(const void *a, const void *b, void *ctx)
 {
-	struct ht_pending_end t = h->v[a];
-
-	h->v[a] = h->v[b];
-	h->v[b] = t;
+	(void)ctx;
+	return ((const struct ht_pending_end *)a)->end < ((const struct ht_pending_end *)b)->end;
 }
 
 int ht_ends_push(struct ht_ends *h, const struct ht_pending_end *e)
 {
-	uint32_t i;
-
 	if (h->n == h->cap) {
 		uint32_t cap = h->cap ? h->cap * 2 : 16;
 		struct ht_pending_end *v = realloc(h->v, cap * sizeof *v);
@@ -28,35 +25,19 @@ int ht_ends_push(struct ht_ends *h, const struct ht_pending_end *e)
 		h->v = v;
 		h->cap = cap;
 	}
-	i = h->n++;
-	h->v[i] = *e;
-	while (i && h->v[(i - 1) / 2].end > h->v[i].end) {
-		swap(h, (i - 1) / 2, i);
-		i = (i - 1) / 2;
-	}
+	h->v[h->n] = *e;
+	ht_heap_sift_up(h->v, sizeof *h->v, h->n++, end_less, NULL);
 	return 0;
 }
 
 int ht_ends_pop_until(struct ht_ends *h, uint64_t limit, struct ht_pending_end *out)
 {
-	uint32_t i = 0;
-
 	if (!h->n || h->v[0].end > limit)
 		return 0;
 	*out = h->v[0];
 	h->v[0] = h->v[--h->n];
-	for (;;) {
-		uint32_t l = 2 * i + 1, r = l + 1, s = i;
-
-		if (l < h->n && h->v[l].end < h->v[s].end)
-			s = l;
-		if (r < h->n && h->v[r].end < h->v[s].end)
-			s = r;
-		if (s == i)
-			return 1;
-		swap(h, s, i);
-		i = s;
-	}
+	ht_heap_sift_down(h->v, sizeof *h->v, h->n, 0, end_less, NULL);
+	return 1;
 }
 
 void ht_ends_release(struct ht_ends *h)
