@@ -95,7 +95,10 @@ static void ring_wake(void)
 	syscall(SYS_futex, &d->ring, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
-/* Ring mode: drains the ring from this thread. Return: nonzero if it made room. */
+/*
+ * Ring mode: drains the ring from this thread. Return: 1 if it made room,
+ * 0 if it could not (write errors), -1 if someone else is draining it.
+ */
 static int ring_drain_here(struct ht_stream *s)
 {
 	struct ht_ring_header *h = s->ring;
@@ -103,7 +106,7 @@ static int ring_drain_here(struct ht_stream *s)
 	uint64_t before;
 
 	if (!ht_ring_trylock(h))
-		return 0;
+		return -1;
 	before = h->consumed;
 	ht_ring_drain(h, s->fd, s->p.file_limit, 0, UINT64_MAX, &st);
 	ht_ring_unlock(h);
@@ -146,11 +149,11 @@ static int ring_slot(struct ht_stream *s)
 		/* Dropping already (disk full, consumer stuck): retry only now and then. */
 		if (s->error && !s->p.block && ht_clock_mono_ns() < s->ring_retry)
 			return 0;
-		if (ht_ring_trylock(h)) {
-			ht_ring_unlock(h);
-			if (ring_drain_here(s))
-				continue;
-		} else {
+		int r = ring_drain_here(s);
+
+		if (r > 0)
+			continue;
+		if (r < 0) {
 			/* The consumer is writing one packet: that frees a slot soon. */
 			uint64_t now = ht_clock_mono_ns();
 

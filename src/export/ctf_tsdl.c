@@ -21,20 +21,9 @@ static void put_stream(FILE *f, int id)
 		"\tevent.header := struct {\n"
 		"\t\tuint16_t id;\n"
 		"\t\tuint64_clock_monotonic_t timestamp;\n"
-		"\t} align(8);\n"
-		"\tpacket.context := struct {\n"
-		"\t\tuint64_clock_monotonic_t timestamp_begin;\n"
-		"\t\tuint64_clock_monotonic_t timestamp_end;\n"
-		"\t\tuint64_t content_size;\n"
-		"\t\tuint64_t packet_size;\n"
-		"\t\tuint64_t packet_seq_num;\n"
-		"\t\tuint64_t events_discarded;\n"
-		"\t\tuint32_t cpu_id;\n"
-		"\t\tint32_t _vpid;\n"
-		"\t\tint32_t _vtid;\n"
-		"\t\tinteger { size = 8; align = 8; signed = 1; encoding = UTF8; base = 10; } "
-		"_procname[%d];\n",
-		id, HT_PROCNAME_LEN);
+		"\t} align(8);\n",
+		id);
+	ht_tsdl_write_context_start(f);
 	if (id == HT_XS_QUEUE)
 		fputs("\t\tuint32_t device;\n\t\thex64_t queue;\n", f);
 	fputs("\t};\n};\n\n", f);

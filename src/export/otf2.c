@@ -398,18 +398,30 @@ static uint32_t region(struct ox *o, enum region_kind kind, const char *sub, con
 	return i;
 }
 
-static uint32_t attribute(struct ox *o, const char *name, OTF2_Type type)
+/*
+ * The index of the named, typed definition of `kind` ('a' attribute, 'm'
+ * metric) among n; *name becomes dflt when empty. created: it is new.
+ */
+static uint32_t typed_index(struct ox *o, char kind, const char **name, const char *dflt,
+			    OTF2_Type type, uint32_t n, int *created)
 {
 	char k[300];
-	int created;
-	uint32_t i;
 
-	snprintf(k, sizeof k, "a:%d:%s", (int)type, name && *name ? name : "arg");
-	i = key_index(o, k, o->nattrs, &created);
+	if (!*name || !**name)
+		*name = dflt;
+	snprintf(k, sizeof k, "%c:%d:%s", kind, (int)type, *name);
+	return key_index(o, k, n, created);
+}
+
+static uint32_t attribute(struct ox *o, const char *name, OTF2_Type type)
+{
+	int created;
+	uint32_t i = typed_index(o, 'a', &name, "arg", type, o->nattrs, &created);
+
 	if (created) {
 		if (GROW(o, attrs, nattrs, capattrs))
 			return fail(o, -ENOMEM, "out of memory"), 0;
-		o->attrs[i].name = str_ref(o, name && *name ? name : "arg");
+		o->attrs[i].name = str_ref(o, name);
 		o->attrs[i].type = type;
 		o->nattrs++;
 	}
@@ -418,16 +430,13 @@ static uint32_t attribute(struct ox *o, const char *name, OTF2_Type type)
 
 static uint32_t metric(struct ox *o, const char *name, OTF2_Type type)
 {
-	char k[300];
 	int created;
-	uint32_t i;
+	uint32_t i = typed_index(o, 'm', &name, "?", type, o->nmetrics, &created);
 
-	snprintf(k, sizeof k, "m:%d:%s", (int)type, name && *name ? name : "?");
-	i = key_index(o, k, o->nmetrics, &created);
 	if (created) {
 		if (GROW(o, metrics, nmetrics, capmetrics))
 			return fail(o, -ENOMEM, "out of memory"), 0;
-		o->metrics[i].name = str_ref(o, name && *name ? name : "?");
+		o->metrics[i].name = str_ref(o, name);
 		o->metrics[i].type = type;
 		o->nmetrics++;
 	}

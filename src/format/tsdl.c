@@ -175,18 +175,9 @@ static void put_field(FILE *f, const struct ht_field *fd, const struct ht_tsdl_p
 	}
 }
 
-static void put_stream(FILE *f, enum ht_stream_class sc)
+void ht_tsdl_write_context_start(FILE *f)
 {
 	fprintf(f,
-		"stream {\n"
-		"\tid = %d;\n"
-		"\tevent.header := struct {\n"
-		"\t\tenum : uint5_t { compact = 0 ... 30, extended = 31 } id;\n"
-		"\t\tvariant <id> {\n"
-		"\t\t\tstruct { uint27_clock_monotonic_t timestamp; } compact;\n"
-		"\t\t\tstruct { uint32_t id; uint64_clock_monotonic_t timestamp; } extended;\n"
-		"\t\t} v;\n"
-		"\t} align(8);\n"
 		"\tpacket.context := struct {\n"
 		"\t\tuint64_clock_monotonic_t timestamp_begin;\n"
 		"\t\tuint64_clock_monotonic_t timestamp_end;\n"
@@ -198,11 +189,28 @@ static void put_stream(FILE *f, enum ht_stream_class sc)
 		"\t\tint32_t _vpid;\n"
 		"\t\tint32_t _vtid;\n"
 		"\t\tinteger { size = 8; align = 8; signed = 1; encoding = UTF8; base = 10; } "
-		"_procname[%d];\n"
-		"\t\tuint64_t tsc_begin;\n"
-		"\t\tuint64_t tsc_end;\n"
-		"\t\tuint8_t ts_state;\n",
-		(int)sc, HT_PROCNAME_LEN);
+		"_procname[%d];\n",
+		HT_PROCNAME_LEN);
+}
+
+static void put_stream(FILE *f, enum ht_stream_class sc)
+{
+	fprintf(f,
+		"stream {\n"
+		"\tid = %d;\n"
+		"\tevent.header := struct {\n"
+		"\t\tenum : uint5_t { compact = 0 ... 30, extended = 31 } id;\n"
+		"\t\tvariant <id> {\n"
+		"\t\t\tstruct { uint27_clock_monotonic_t timestamp; } compact;\n"
+		"\t\t\tstruct { uint32_t id; uint64_clock_monotonic_t timestamp; } extended;\n"
+		"\t\t} v;\n"
+		"\t} align(8);\n",
+		(int)sc);
+	ht_tsdl_write_context_start(f);
+	fputs("\t\tuint64_t tsc_begin;\n"
+	      "\t\tuint64_t tsc_end;\n"
+	      "\t\tuint8_t ts_state;\n",
+	      f);
 	if (sc == HT_SC_DEVICE)
 		fputs("\t\tuint32_t device;\n\t\thex64_t queue;\n", f);
 	fputs("\t};\n};\n\n", f);

@@ -35,6 +35,12 @@ struct ht_tsdl_preamble {
  * (packet header), env and clock blocks, and uint64_clock_monotonic_t.
  */
 void ht_tsdl_write_preamble(FILE *f, const struct ht_tsdl_preamble *p);
+/*
+ * Writes the opening of a stream's packet.context and the fields every
+ * hetrace stream shares (timestamps, sizes, sequence, discards, cpu, vpid,
+ * vtid, procname); the caller adds its own fields and closes it.
+ */
+void ht_tsdl_write_context_start(FILE *f);
 /* Writes s as a TSDL string literal (quotes and backslashes escaped, control bytes dropped). */
 void ht_tsdl_put_quoted(FILE *f, const char *s);
 
