@@ -5,7 +5,10 @@
 # Configurations are interleaved; each cell is the median over REPS runs
 # with the min-max range. A fourth configuration, trace-cb, collects device
 # timestamps from completion callbacks instead of deferred queries
-# (HETRACE_CL_COLLECT=callback), to compare the two ways. Not pass/fail.
+# (HETRACE_CL_COLLECT=callback), to compare the two ways. A fifth, prof, is
+# the anchor for what tracing asks of the runtime: untraced, the program
+# itself uses a profiling queue, an event per command and reads its four
+# timestamps; trace - prof is hetrace's own share of an enqueue. Not pass/fail.
 #
 #   bench/opencl.sh BUILD_DIR        (REPS=7 SCALE=1 by default)
 set -euo pipefail
@@ -25,6 +28,7 @@ run() { # run CONFIG DEVICE REP
 	local out=$work/$1.$2.$3
 	case $1 in
 	base) POCL_DEVICES=$2 "$bench" "$scale" >"$out" ;;
+	prof) POCL_DEVICES=$2 "$bench" "$scale" profiled >"$out" ;;
 	preload) POCL_DEVICES=$2 LD_PRELOAD="$lib/libhetrace.so.0:$lib/libhetrace-opencl.so" \
 		"$bench" "$scale" >"$out" ;;
 	trace) POCL_DEVICES=$2 "$build/bin/hetrace" record -q -o "$work/tdir.$2.$3" -- \
@@ -39,7 +43,7 @@ run() { # run CONFIG DEVICE REP
 for dev in basic pthread; do
 	POCL_DEVICES=$dev "$bench" 0.05 >/dev/null # warm PoCL's kernel cache
 	for r in $(seq 1 "$reps"); do
-		for c in base preload trace trace-cb; do
+		for c in base preload trace trace-cb prof; do
 			run $c $dev "$r"
 		done
 	done
@@ -53,11 +57,12 @@ tests = ["clGetPlatformIDs", "clGetDeviceInfo", "read_4B", "read_4KiB", "read_1M
 med = {}
 for dev in ("basic", "pthread"):
     print("\nPoCL device %s: ns per call, median [min-max] of %d runs" % (dev, reps))
-    print("%-18s %26s %26s %26s %26s %10s %10s %10s" % (
-        "test", "base", "preload", "trace", "trace-cb", "preload-b", "trace-b", "cb-b"))
+    print("%-18s %26s %26s %26s %26s %26s %10s %10s %10s %10s" % (
+        "test", "base", "preload", "trace", "trace-cb", "prof", "preload-b", "trace-b", "cb-b",
+        "trace-prof"))
     for t in tests:
         row = {}
-        for c in ("base", "preload", "trace", "trace-cb"):
+        for c in ("base", "preload", "trace", "trace-cb", "prof"):
             vals = []
             for f in glob.glob(os.path.join(work, "%s.%s.*" % (c, dev))):
                 for line in open(f):
@@ -67,11 +72,13 @@ for dev in ("basic", "pthread"):
             row[c] = vals
             med[(dev, t, c)] = statistics.median(vals)
         cell = lambda v: "%9.1f [%7.1f-%7.1f]" % (statistics.median(v), min(v), max(v))
-        print("%-18s %26s %26s %26s %26s %10.1f %10.1f %10.1f" % (
+        print("%-18s %26s %26s %26s %26s %26s %10.1f %10.1f %10.1f %10.1f" % (
             t, cell(row["base"]), cell(row["preload"]), cell(row["trace"]),
-            cell(row["trace-cb"]), med[(dev, t, "preload")] - med[(dev, t, "base")],
+            cell(row["trace-cb"]), cell(row["prof"]),
+            med[(dev, t, "preload")] - med[(dev, t, "base")],
             med[(dev, t, "trace")] - med[(dev, t, "base")],
-            med[(dev, t, "trace-cb")] - med[(dev, t, "base")]))
+            med[(dev, t, "trace-cb")] - med[(dev, t, "base")],
+            med[(dev, t, "trace")] - med[(dev, t, "prof")]))
 d = lambda t, c, dev="basic": med[(dev, t, c)] - med[(dev, t, "base")]
 sync_pre = statistics.mean([d(t, "preload", dev) for dev in ("basic", "pthread")
                             for t in ("clGetPlatformIDs", "clGetDeviceInfo")])
@@ -86,6 +93,11 @@ print("opencl-bench-collect: deferred_read4k_ns=%.1f callback_read4k_ns=%.1f "
       "deferred_kernel_ns=%.1f callback_kernel_ns=%.1f (basic device)" % (
           d("read_4KiB", "trace"), d("read_4KiB", "trace-cb"),
           d("kernel_finish", "trace"), d("kernel_finish", "trace-cb")))
+print("opencl-bench-share: runtime profiling (prof - base) read4k_ns=%.1f kernel_ns=%.1f; "
+      "hetrace (trace - prof) read4k_ns=%.1f kernel_ns=%.1f (basic device)" % (
+          d("read_4KiB", "prof"), d("kernel_finish", "prof"),
+          med[("basic", "read_4KiB", "trace")] - med[("basic", "read_4KiB", "prof")],
+          med[("basic", "kernel_finish", "trace")] - med[("basic", "kernel_finish", "prof")]))
 print("\nopencl-bench: preload_ns=%.1f trace_sync_ns=%.1f trace_read4k_ns=%.1f "
       "trace_kernel_ns=%.1f" % (sync_pre, sync_tr, d("read_4KiB", "trace"),
                                 d("kernel_finish", "trace")))

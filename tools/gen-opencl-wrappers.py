@@ -112,7 +112,7 @@ HOOKS = {
     "clGetExtensionFunctionAddressForPlatform": {
         "call": "ht_cl_ext_address(platform, func_name, 1)", "always": True},
     "clCreateKernel": {"post": "ht_cl_kernel_created(ret, kernel_name);"},
-    "clFinish": {"post": "ht_cl_collect_queue(command_queue);"},
+    "clFinish": {"call": "ht_cl_finish(command_queue)"},
     "clWaitForEvents": {"post": "ht_cl_collect_all();"},
     "clReleaseCommandQueue": {"pre": "ht_cl_collect_queue(command_queue);"},
     "clReleaseContext": {"pre": "ht_cl_collect_all();"},
@@ -327,12 +327,14 @@ def gen_wrapper(f, idx, out, fname, table, static):
     else:
         w("\t\treturn %s;" % untraced)
     w("\tht_errno = errno;")
-    w("\tht_emit_api_begin(HT_FN_BASE_OPENCL + %d);" % idx)
-    if hook.get("pre"):
-        w("\t" + hook["pre"])
     if f.enqueue:
         inject = "0" if f.name in NO_INJECT else "1"
-        w("\tht_evp = ht_cl_cmd_begin(&c, command_queue, event, %s);" % inject)
+        w("\tht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + %d), "
+          "command_queue, event, %s);" % (idx, inject))
+    else:
+        w("\tht_emit_api_begin(HT_FN_BASE_OPENCL + %d);" % idx)
+    if hook.get("pre"):
+        w("\t" + hook["pre"])
     w("\terrno = ht_errno;")
     c = custom or call
     if void:

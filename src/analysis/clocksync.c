@@ -29,8 +29,8 @@ void ht_clock_sync_add(struct ht_clock_sync *cs, enum ht_pair_kind kind, uint64_
 {
 	double x, y;
 
-	if (!device_ts || !host_ns)
-		return; /* a missing timestamp bounds nothing */
+	if (!device_ts || !host_ns || kind > HT_PAIR_HOST_AFTER)
+		return; /* a missing timestamp bounds nothing; a RAW host time is not ns */
 	if (!cs->have_origin) {
 		cs->d0 = device_ts;
 		cs->h0 = host_ns;

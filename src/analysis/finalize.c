@@ -2,8 +2,8 @@
  * Finalizing a process trace after recording: salvages packets that were
  * still in progress when their process died (the ".<stream>.cur" files),
  * trims torn packets at stream ends (a crash in the middle of an append) and
- * converts RAW packets, whose event timestamps are cycle-counter values, to
- * CLOCK_MONOTONIC ns in place.
+ * converts RAW packets, whose event timestamps (and the host times of their
+ * clock-sync bounds) are cycle-counter values, to CLOCK_MONOTONIC ns in place.
  *
  * The conversion is exact at every packet boundary: each packet carries the
  * (counter, ns) anchor pair taken when it was opened and, once closed, the
@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -80,7 +81,8 @@ static int gather(const struct ht_trace_process *p, struct fit *f, int *any_raw,
 			while ((rc = ht_event_iter_next(&r.it, &ev, err)) > 0) {
 				if (ev.id != HT_EV_CLOCK_ANCHOR)
 					continue;
-				uint64_t raw = ht_le64(ev.payload + 1), ns = ht_le64(ev.payload + 9);
+				uint64_t raw = ht_le64(ev.payload + 1),
+					 ns = ht_le64(ev.payload + 9);
 
 				fit_add(f, raw, ns);
 				if (ev.payload[0] == HT_ANCHOR_EXIT) {
@@ -100,6 +102,22 @@ static int gather(const struct ht_trace_process *p, struct fit *f, int *any_raw,
 			return rc;
 	}
 	return 0;
+}
+
+/*
+ * The host time of a RAW clock-sync bound: converted with the packet's slope
+ * like the timestamps, but neither clamped into the packet (the enqueue it
+ * stands for may precede the packet) nor rounded to nearest: outwards, so a
+ * bound stays a bound.
+ */
+static void convert_bound(uint8_t *p, uint64_t a_raw, uint64_t a_ns, double s)
+{
+	int after = p[4] == HT_PAIR_HOST_AFTER_RAW;
+	double d = (double)(int64_t)(ht_le64(p + 13) - a_raw) * s;
+	int64_t dn = (int64_t)(after ? ceil(d) : floor(d));
+
+	ht_put64(p + 13, a_ns + (uint64_t)dn);
+	p[4] = after ? HT_PAIR_HOST_AFTER : HT_PAIR_HOST_BEFORE;
 }
 
 static int convert_packet(struct ht_stream_reader *r, const struct fit *f, double slope,
@@ -127,6 +145,10 @@ static int convert_packet(struct ht_stream_reader *r, const struct fit *f, doubl
 			ns = prev_ns;
 		if (ns > hi_ns)
 			ns = hi_ns;
+		if (ev.sc == HT_SC_DEVICE && ev.id == HT_EV_CLOCK_PAIR && ev.size >= 21 &&
+		    (ev.payload[4] == HT_PAIR_HOST_BEFORE_RAW ||
+		     ev.payload[4] == HT_PAIR_HOST_AFTER_RAW))
+			convert_bound((uint8_t *)ev.payload, a_raw, a_ns, s);
 		if (ev.header_size == HT_EH_COMPACT_SIZE) {
 			if (ns - prev_ns >= ((uint64_t)1 << HT_EH_COMPACT_BITS))
 				break; /* cannot happen with the writer's compact limit */
@@ -243,8 +265,8 @@ static int salvage_one(const struct ht_trace_process *p, const char *cur, int di
 	buf = malloc((size_t)sb.st_size + 1);
 	if (!buf || read(fd, buf, (size_t)sb.st_size) != sb.st_size)
 		goto drop;
-	if (ht_packet_decode(&pk, buf, (size_t)sb.st_size, 0, NULL) ||
-	    pk.content <= pk.ctx_end || memcmp(pk.uuid, p->uuid, 16))
+	if (ht_packet_decode(&pk, buf, (size_t)sb.st_size, 0, NULL) || pk.content <= pk.ctx_end ||
+	    memcmp(pk.uuid, p->uuid, 16))
 		goto drop; /* empty, never written, or not ours */
 	/* Count the packets already in the stream: the current one comes next. */
 	rc = ht_stream_reader_open(&r, p, stream, err);

@@ -20,8 +20,11 @@ struct ht_stream;
 /* Registers a source's function table (once, from its constructor). Return: 0 or -errno. */
 int ht_fn_table_register(const struct ht_fn_table *t);
 
-/* Thread events: on the calling thread's stream. Dropped and counted when there is no room. */
-void ht_emit_api_begin(uint16_t fn);
+/*
+ * Thread events: on the calling thread's stream. Dropped and counted when there is no room.
+ * ht_emit_api_begin returns the raw clock value it read (see ht_device_command).
+ */
+uint64_t ht_emit_api_begin(uint16_t fn);
 void ht_emit_api_end(uint16_t fn, int32_t ret, const uint64_t *args, unsigned int nargs);
 void ht_emit_lost(enum ht_lost_kind kind, uint64_t count);
 
@@ -42,6 +45,13 @@ struct ht_device_command {
 	uint64_t bytes;
 	uint32_t name; /* string id, 0 if none */
 	uint64_t global[3], local[3];
+	/*
+	 * Nonzero (with queued and end): also write the clock-sync bounds
+	 * "this host time, read before the enqueue, precedes queued" and "end
+	 * precedes the time of this event". A raw clock value, such as
+	 * ht_emit_api_begin's return, saves the enqueue a clock_gettime.
+	 */
+	uint64_t host_before_raw;
 };
 
 /*
@@ -52,12 +62,8 @@ struct ht_device_command {
  */
 struct ht_stream *ht_device_stream_create(uint32_t device, uint64_t queue);
 void ht_emit_device_command(struct ht_stream *s, const struct ht_device_command *c);
-/* A host/device timer pair read together (HT_PAIR_EXACT). */
-void ht_emit_clock_pair(struct ht_stream *s, uint32_t device, uint64_t device_ts,
-			uint64_t host_ns);
-/* A bounding pair for clock sync: kind HT_PAIR_HOST_BEFORE or HT_PAIR_HOST_AFTER. */
-void ht_emit_clock_bound(struct ht_stream *s, uint32_t device, enum ht_pair_kind kind,
-			 uint64_t device_ts, uint64_t host_ns);
+/* A host/device timer pair read together (HT_PAIR_EXACT), host in CLOCK_MONOTONIC ns. */
+void ht_emit_clock_pair(struct ht_stream *s, uint32_t device, uint64_t device_ts, uint64_t host_ns);
 
 /* CLOCK_MONOTONIC now, in ns (for payload fields that hold host times). */
 uint64_t ht_now_ns(void);

@@ -11,8 +11,8 @@
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 const char *const ht_cmd_kind_names[HT_CMD_KIND_COUNT + 1] = {
-	"kernel", "copy_h2d", "copy_d2h", "copy_d2d", "copy_h2h", "fill",  "map",
-	"unmap",  "migrate",  "marker",	  "barrier",  "sync",	  "other", NULL,
+    "kernel", "copy_h2d", "copy_d2h", "copy_d2d", "copy_h2h", "fill",  "map",
+    "unmap",  "migrate",  "marker",   "barrier",  "sync",     "other", NULL,
 };
 
 static const char *const anchor_kinds[] = {"start", "exit", "periodic", NULL};
@@ -23,28 +23,25 @@ static const char *const ts_domains[] = {"device", "host", NULL};
 
 static const struct ht_field f_string_def[] = {{"id", HT_T_U32, 0}, {"value", HT_T_STR, 0}};
 static const struct ht_field f_fn_def[] = {
-	{"fn", HT_T_U16, 0}, {"name", HT_T_STR, 0}, {"args", HT_T_STR, 0}};
-static const struct ht_field f_process_info[] = {{"pid", HT_T_I32, 0},
-						 {"ppid", HT_T_I32, 0},
-						 {"comm", HT_T_STR, 0},
-						 {"cmdline", HT_T_STR, 0}};
+    {"fn", HT_T_U16, 0}, {"name", HT_T_STR, 0}, {"args", HT_T_STR, 0}};
+static const struct ht_field f_process_info[] = {
+    {"pid", HT_T_I32, 0}, {"ppid", HT_T_I32, 0}, {"comm", HT_T_STR, 0}, {"cmdline", HT_T_STR, 0}};
 static const struct ht_field f_thread_info[] = {{"tid", HT_T_I32, 0}, {"name", HT_T_STR, 0}};
 static const struct ht_field f_clock_anchor[] = {
-	{"kind", HT_T_ENUM8, anchor_kinds}, {"raw", HT_T_U64, 0}, {"ns", HT_T_U64, 0}};
+    {"kind", HT_T_ENUM8, anchor_kinds}, {"raw", HT_T_U64, 0}, {"ns", HT_T_U64, 0}};
 static const struct ht_field f_api_begin[] = {{"fn", HT_T_FN, 0}};
 static const struct ht_field f_api_end[] = {
-	{"fn", HT_T_FN, 0}, {"ret", HT_T_I32, 0}, {"args", HT_T_FNARGS, 0}};
+    {"fn", HT_T_FN, 0}, {"ret", HT_T_I32, 0}, {"args", HT_T_FNARGS, 0}};
 static const struct ht_field f_region[] = {{"name", HT_T_STRID, 0}};
 static const struct ht_field f_instant[] = {{"name", HT_T_STRID, 0}, {"args", HT_T_IARGS, 0}};
 static const struct ht_field f_counter[] = {{"name", HT_T_STRID, 0}, {"value", HT_T_I64, 0}};
-static const struct ht_field f_counter_double[] = {{"name", HT_T_STRID, 0},
-						   {"value", HT_T_F64, 0}};
+static const struct ht_field f_counter_double[] = {{"name", HT_T_STRID, 0}, {"value", HT_T_F64, 0}};
 static const struct ht_field f_device_info[] = {{"device", HT_T_U32, 0},
 						{"type", HT_T_ENUM8, device_types},
 						{"name", HT_T_STR, 0},
 						{"vendor", HT_T_STR, 0}};
 static const struct ht_field f_queue_info[] = {
-	{"queue", HT_T_HEX64, 0}, {"device", HT_T_U32, 0}, {"flags", HT_T_U64, 0}};
+    {"queue", HT_T_HEX64, 0}, {"device", HT_T_U32, 0}, {"flags", HT_T_U64, 0}};
 static const struct ht_field f_lost[] = {{"kind", HT_T_ENUM8, lost_kinds}, {"count", HT_T_U64, 0}};
 static const char *const cpu_states[] = {"running", "preempted", "blocked", NULL};
 static const struct ht_field f_cpu_state[] = {{"tid", HT_T_I32, 0},
@@ -59,44 +56,52 @@ static const struct ht_field f_os_status[] = {{"kind", HT_T_ENUM8, os_status_kin
 					      {"reason", HT_T_STR, 0}};
 
 static const struct ht_event_class thread_classes[] = {
-	{HT_EV_STRING_DEF, "string_def", f_string_def, N(f_string_def)},
-	{HT_EV_FN_DEF, "fn_def", f_fn_def, N(f_fn_def)},
-	{HT_EV_PROCESS_INFO, "process_info", f_process_info, N(f_process_info)},
-	{HT_EV_THREAD_INFO, "thread_info", f_thread_info, N(f_thread_info)},
-	{HT_EV_CLOCK_ANCHOR, "clock_anchor", f_clock_anchor, N(f_clock_anchor)},
-	{HT_EV_API_BEGIN, "api_begin", f_api_begin, N(f_api_begin)},
-	{HT_EV_API_END, "api_end", f_api_end, N(f_api_end)},
-	{HT_EV_REGION_BEGIN, "region_begin", f_region, N(f_region)},
-	{HT_EV_REGION_END, "region_end", f_region, N(f_region)},
-	{HT_EV_INSTANT, "instant", f_instant, N(f_instant)},
-	{HT_EV_COUNTER, "counter", f_counter, N(f_counter)},
-	{HT_EV_COUNTER_DOUBLE, "counter_double", f_counter_double, N(f_counter_double)},
-	{HT_EV_DEVICE_INFO, "device_info", f_device_info, N(f_device_info)},
-	{HT_EV_QUEUE_INFO, "queue_info", f_queue_info, N(f_queue_info)},
-	{HT_EV_LOST, "lost", f_lost, N(f_lost)},
-	{HT_EV_CPU_STATE, "cpu_state", f_cpu_state, N(f_cpu_state)},
-	{HT_EV_OS_STATUS, "os_status", f_os_status, N(f_os_status)},
+    {HT_EV_STRING_DEF, "string_def", f_string_def, N(f_string_def)},
+    {HT_EV_FN_DEF, "fn_def", f_fn_def, N(f_fn_def)},
+    {HT_EV_PROCESS_INFO, "process_info", f_process_info, N(f_process_info)},
+    {HT_EV_THREAD_INFO, "thread_info", f_thread_info, N(f_thread_info)},
+    {HT_EV_CLOCK_ANCHOR, "clock_anchor", f_clock_anchor, N(f_clock_anchor)},
+    {HT_EV_API_BEGIN, "api_begin", f_api_begin, N(f_api_begin)},
+    {HT_EV_API_END, "api_end", f_api_end, N(f_api_end)},
+    {HT_EV_REGION_BEGIN, "region_begin", f_region, N(f_region)},
+    {HT_EV_REGION_END, "region_end", f_region, N(f_region)},
+    {HT_EV_INSTANT, "instant", f_instant, N(f_instant)},
+    {HT_EV_COUNTER, "counter", f_counter, N(f_counter)},
+    {HT_EV_COUNTER_DOUBLE, "counter_double", f_counter_double, N(f_counter_double)},
+    {HT_EV_DEVICE_INFO, "device_info", f_device_info, N(f_device_info)},
+    {HT_EV_QUEUE_INFO, "queue_info", f_queue_info, N(f_queue_info)},
+    {HT_EV_LOST, "lost", f_lost, N(f_lost)},
+    {HT_EV_CPU_STATE, "cpu_state", f_cpu_state, N(f_cpu_state)},
+    {HT_EV_OS_STATUS, "os_status", f_os_status, N(f_os_status)},
 };
 
 static const struct ht_field f_device_command[] = {
-	{"corr", HT_T_U64, 0},	  {"queue", HT_T_HEX64, 0},
-	{"device", HT_T_U32, 0},  {"kind", HT_T_ENUM8, ht_cmd_kind_names},
-	{"cmd", HT_T_U32, 0},	  {"status", HT_T_I32, 0},
-	{"ts_domain", HT_T_ENUM8, ts_domains},
-	{"queued", HT_T_U64, 0},  {"submit", HT_T_U64, 0},
-	{"start", HT_T_U64, 0},	  {"end", HT_T_U64, 0},
-	{"bytes", HT_T_U64, 0},	  {"name", HT_T_STRID, 0},
-	{"global", HT_T_U64X3, 0}, {"local", HT_T_U64X3, 0},
+    {"corr", HT_T_U64, 0},
+    {"queue", HT_T_HEX64, 0},
+    {"device", HT_T_U32, 0},
+    {"kind", HT_T_ENUM8, ht_cmd_kind_names},
+    {"cmd", HT_T_U32, 0},
+    {"status", HT_T_I32, 0},
+    {"ts_domain", HT_T_ENUM8, ts_domains},
+    {"queued", HT_T_U64, 0},
+    {"submit", HT_T_U64, 0},
+    {"start", HT_T_U64, 0},
+    {"end", HT_T_U64, 0},
+    {"bytes", HT_T_U64, 0},
+    {"name", HT_T_STRID, 0},
+    {"global", HT_T_U64X3, 0},
+    {"local", HT_T_U64X3, 0},
 };
-static const char *const pair_kinds[] = {"exact", "host_before", "host_after", NULL};
+static const char *const pair_kinds[] = {"exact",	    "host_before",    "host_after",
+					 "host_before_raw", "host_after_raw", NULL};
 static const struct ht_field f_clock_pair[] = {{"device", HT_T_U32, 0},
 					       {"kind", HT_T_ENUM8, pair_kinds},
 					       {"device_ts", HT_T_U64, 0},
 					       {"host_ns", HT_T_U64, 0}};
 
 static const struct ht_event_class device_classes[] = {
-	{HT_EV_DEVICE_COMMAND, "device_command", f_device_command, N(f_device_command)},
-	{HT_EV_CLOCK_PAIR, "clock_pair", f_clock_pair, N(f_clock_pair)},
+    {HT_EV_DEVICE_COMMAND, "device_command", f_device_command, N(f_device_command)},
+    {HT_EV_CLOCK_PAIR, "clock_pair", f_clock_pair, N(f_clock_pair)},
 };
 
 const struct ht_event_class *ht_format_event_class(enum ht_stream_class sc, uint32_t id)

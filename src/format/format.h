@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HT_CTF_MAGIC 0xC1FC1FC1u
+#define HT_CTF_MAGIC   0xC1FC1FC1u
 #define HT_TRACER_NAME "hetrace"
 
 /* Stream classes (CTF stream ids). */
@@ -27,26 +27,26 @@ enum ht_stream_class {
 };
 
 /* Packet header and context offsets, in bytes. */
-#define HT_PH_MAGIC 0
-#define HT_PH_UUID 4
-#define HT_PH_STREAM_ID 20
-#define HT_PH_INSTANCE 24
-#define HT_PC_TS_BEGIN 32
-#define HT_PC_TS_END 40
-#define HT_PC_CONTENT 48 /* bits */
-#define HT_PC_PACKET 56	 /* bits */
-#define HT_PC_SEQ 64
-#define HT_PC_DISCARDED 72 /* running total per stream, from 0 */
-#define HT_PC_CPU 80
-#define HT_PC_VPID 84
-#define HT_PC_VTID 88
-#define HT_PC_PROCNAME 92 /* char[17] */
-#define HT_PC_TSC_BEGIN 109
-#define HT_PC_TSC_END 117 /* 0 while the packet is open */
-#define HT_PC_TS_STATE 125
+#define HT_PH_MAGIC	 0
+#define HT_PH_UUID	 4
+#define HT_PH_STREAM_ID	 20
+#define HT_PH_INSTANCE	 24
+#define HT_PC_TS_BEGIN	 32
+#define HT_PC_TS_END	 40
+#define HT_PC_CONTENT	 48 /* bits */
+#define HT_PC_PACKET	 56 /* bits */
+#define HT_PC_SEQ	 64
+#define HT_PC_DISCARDED	 72 /* running total per stream, from 0 */
+#define HT_PC_CPU	 80
+#define HT_PC_VPID	 84
+#define HT_PC_VTID	 88
+#define HT_PC_PROCNAME	 92 /* char[17] */
+#define HT_PC_TSC_BEGIN	 109
+#define HT_PC_TSC_END	 117 /* 0 while the packet is open */
+#define HT_PC_TS_STATE	 125
 #define HT_PC_THREAD_END 126 /* end of the thread-stream packet context */
-#define HT_PC_DEVICE 126     /* u32, device streams only */
-#define HT_PC_QUEUE 130	     /* u64, device streams only */
+#define HT_PC_DEVICE	 126 /* u32, device streams only */
+#define HT_PC_QUEUE	 130 /* u64, device streams only */
 #define HT_PC_DEVICE_END 138
 
 #define HT_PROCNAME_LEN 17
@@ -67,12 +67,12 @@ enum ht_ts_state {
 	HT_TS_NS = 1,
 };
 
-#define HT_EH_COMPACT_BITS 27
-#define HT_EH_COMPACT_MASK ((1u << HT_EH_COMPACT_BITS) - 1)
-#define HT_EH_EXTENDED 31u
-#define HT_EH_COMPACT_SIZE 4
+#define HT_EH_COMPACT_BITS  27
+#define HT_EH_COMPACT_MASK  ((1u << HT_EH_COMPACT_BITS) - 1)
+#define HT_EH_EXTENDED	    31u
+#define HT_EH_COMPACT_SIZE  4
 #define HT_EH_EXTENDED_SIZE 13 /* 5-bit id 31 + 3 pad bits, u32 id, u64 timestamp */
-#define HT_EH_MAX_SIZE HT_EH_EXTENDED_SIZE
+#define HT_EH_MAX_SIZE	    HT_EH_EXTENDED_SIZE
 
 /* Event classes of the thread stream class. Ids below 31 use the compact header. */
 enum ht_thread_event {
@@ -97,11 +97,7 @@ enum ht_thread_event {
 };
 
 /* Event classes of the device stream class. */
-enum ht_device_event {
-	HT_EV_DEVICE_COMMAND = 0,
-	HT_EV_CLOCK_PAIR = 1,
-	HT_EV_DEVICE_COUNT
-};
+enum ht_device_event { HT_EV_DEVICE_COMMAND = 0, HT_EV_CLOCK_PAIR = 1, HT_EV_DEVICE_COUNT };
 
 /* Field types. All integers little-endian, byte-aligned. */
 enum ht_ftype {
@@ -112,14 +108,14 @@ enum ht_ftype {
 	HT_T_I32,
 	HT_T_I64,
 	HT_T_F64,
-	HT_T_HEX64, /* u64 shown in hex (handles, addresses) */
-	HT_T_STR,   /* NUL-terminated UTF-8 */
-	HT_T_STRID, /* u32 id of a string_def in the same process */
-	HT_T_FN,    /* u16 function id (enum of all registered functions) */
+	HT_T_HEX64,  /* u64 shown in hex (handles, addresses) */
+	HT_T_STR,    /* NUL-terminated UTF-8 */
+	HT_T_STRID,  /* u32 id of a string_def in the same process */
+	HT_T_FN,     /* u16 function id (enum of all registered functions) */
 	HT_T_FNARGS, /* u8 n, then n x 8-byte values named by the function's table */
-	HT_T_IARGS, /* u8 n, then n x { u32 key strid; u8 type; 8-byte value } */
-	HT_T_U64X3, /* three u64 (work sizes) */
-	HT_T_ENUM8, /* u8 with a named mapping (see ht_field.labels) */
+	HT_T_IARGS,  /* u8 n, then n x { u32 key strid; u8 type; 8-byte value } */
+	HT_T_U64X3,  /* three u64 (work sizes) */
+	HT_T_ENUM8,  /* u8 with a named mapping (see ht_field.labels) */
 };
 
 struct ht_field {
@@ -143,9 +139,9 @@ enum ht_arg_type {
 	HT_ARG_STRING = 3, /* strid */
 };
 
-#define HT_IARG_SIZE 13 /* u32 key + u8 type + 8-byte value */
+#define HT_IARG_SIZE  13 /* u32 key + u8 type + 8-byte value */
 #define HT_FNARGS_MAX 12
-#define HT_IARGS_MAX 8
+#define HT_IARGS_MAX  8
 
 /* clock_anchor kinds */
 enum ht_anchor_kind {
@@ -211,12 +207,17 @@ enum ht_ts_domain {
  * clock_pair kinds: how a host time relates to the device time it is paired
  * with. EXACT: read together (e.g. clGetDeviceAndHostTimer). HOST_BEFORE:
  * the host time precedes the device event (enqueue time vs QUEUED).
- * HOST_AFTER: it follows it (completion seen vs END).
+ * HOST_AFTER: it follows it (completion seen vs END). The RAW variants, only
+ * in RAW packets, hold the host time as a raw counter value like the event
+ * timestamps; finalizing converts them to the plain kinds with ns (rounded
+ * outwards, so a bound stays a bound). A reader skips any left RAW.
  */
 enum ht_pair_kind {
 	HT_PAIR_EXACT = 0,
 	HT_PAIR_HOST_BEFORE = 1,
 	HT_PAIR_HOST_AFTER = 2,
+	HT_PAIR_HOST_BEFORE_RAW = 3,
+	HT_PAIR_HOST_AFTER_RAW = 4,
 };
 
 /* device types (device_info) */

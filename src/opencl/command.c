@@ -48,12 +48,19 @@ static uint64_t next_corr(void)
 	return corr_next++;
 }
 
-cl_event *ht_cl_cmd_begin(struct ht_cl_cmd *c, cl_command_queue q, cl_event *app_event, int inject)
+cl_event *ht_cl_cmd_begin(struct ht_cl_cmd *c, uint64_t host_raw, cl_command_queue q,
+			  cl_event *app_event, int inject)
 {
-	memset(c, 0, sizeof *c);
+	/* Field by field: a memset of the whole struct is a `rep stosq`, slow to start. */
 	c->q = q;
+	c->ev = NULL;
 	c->corr = next_corr();
-	c->host_ns = ht_now_ns();
+	c->host_raw = host_raw;
+	c->bytes = 0;
+	c->name = c->cmd = 0;
+	c->kind = HT_CMD_OTHER;
+	memset(c->global, 0, sizeof c->global);
+	memset(c->local, 0, sizeof c->local);
 	if (app_event)
 		return app_event;
 	return inject ? &c->ev : NULL;
@@ -94,7 +101,7 @@ static void at_exit(void)
 	ht_cl_collect_final();
 }
 
-static void emit(struct ht_cl_queue *r, struct ht_cl_pending *p, uint64_t seen_ns);
+static void emit(struct ht_cl_queue *r, struct ht_cl_pending *p);
 
 /* HETRACE_CL_COLLECT: deferred (0, default) or callback (1). */
 static int collect_by_callback(void)
@@ -114,7 +121,7 @@ static void CL_CALLBACK completed(cl_event ev, cl_int status, void *arg)
 	struct ht_cl_pending *p = arg;
 
 	p->status = status;
-	emit(p->queue, p, ht_now_ns());
+	emit(p->queue, p);
 	HT_CL_REAL(clReleaseEvent)(ev);
 	free(p);
 }
@@ -139,21 +146,17 @@ void ht_cl_cmd_end(struct ht_cl_cmd *c, cl_int code, cl_event *app_event, cl_boo
 	}
 	if (app_event)
 		HT_CL_REAL(clRetainEvent)(ev);
+	/* One lock hold: a free record is filled and queued (callback mode: taken). */
 	pthread_mutex_lock(&r->lock);
 	p = r->free;
 	if (p)
 		r->free = p->next;
-	pthread_mutex_unlock(&r->lock);
-	if (!p && !(p = malloc(sizeof *p))) {
-		HT_CL_REAL(clReleaseEvent)(ev);
-		ht_emit_lost(HT_LOST_DEVICE_RECORD, 1);
-		c->corr = 0;
-		return;
-	}
+	else if (!(p = malloc(sizeof *p)))
+		goto lost_locked;
 	p->next = NULL;
 	p->ev = ev;
 	p->corr = c->corr;
-	p->host_ns = c->host_ns;
+	p->host_raw = c->host_raw;
 	p->bytes = c->bytes;
 	p->name = c->name;
 	p->cmd = c->cmd;
@@ -163,21 +166,19 @@ void ht_cl_cmd_end(struct ht_cl_cmd *c, cl_int code, cl_event *app_event, cl_boo
 	memcpy(p->global, c->global, sizeof p->global);
 	memcpy(p->local, c->local, sizeof p->local);
 	if (collect_by_callback()) {
+		pthread_mutex_unlock(&r->lock);
 		if (HT_CL_REAL(clSetEventCallback)(ev, CL_COMPLETE, completed, p) == CL_SUCCESS)
 			return;
-		HT_CL_REAL(clReleaseEvent)(ev);
 		free(p);
-		ht_emit_lost(HT_LOST_DEVICE_RECORD, 1);
-		c->corr = 0;
-		return;
+		goto lost;
 	}
-	pthread_mutex_lock(&r->lock);
 	if (r->tail)
 		r->tail->next = p;
 	else
 		r->head = p;
 	r->tail = p;
 	n = ++r->npending;
+	__atomic_store_n(&r->tail_corr, p->corr, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&r->lock);
 	if (!__atomic_load_n(&exit_hooked, __ATOMIC_RELAXED) &&
 	    !__atomic_exchange_n(&exit_hooked, 1, __ATOMIC_RELAXED))
@@ -186,37 +187,32 @@ void ht_cl_cmd_end(struct ht_cl_cmd *c, cl_int code, cl_event *app_event, cl_boo
 		ht_cl_collect_rec(r, 0, r->out_of_order ? 0 : c->corr);
 	else if (n >= POLL_PENDING)
 		ht_cl_collect_rec(r, 0, 0);
+	return;
+lost_locked:
+	pthread_mutex_unlock(&r->lock);
+lost:
+	HT_CL_REAL(clReleaseEvent)(ev);
+	ht_emit_lost(HT_LOST_DEVICE_RECORD, 1);
+	c->corr = 0;
 }
 
-static void emit(struct ht_cl_queue *r, struct ht_cl_pending *p, uint64_t seen_ns)
+static void emit(struct ht_cl_queue *r, struct ht_cl_pending *p)
 {
-	struct ht_stream *s = ht_cl_queue_stream(r);
-	struct ht_device_command dc = {
-	    .corr = p->corr,
-	    .queue = (uintptr_t)r->q,
-	    .device = r->device_index,
-	    .kind = p->kind,
-	    .cmd = p->cmd,
-	    .status = p->status,
-	    .ts_domain = HT_DOM_DEVICE,
-	    .bytes = p->bytes,
-	    .name = p->name,
-	};
 	static const cl_profiling_info what[4] = {
 	    CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT, CL_PROFILING_COMMAND_START,
 	    CL_PROFILING_COMMAND_END};
+	struct ht_stream *s = ht_cl_queue_stream(r);
+	struct ht_device_command dc; /* every field set below: an initializer is a `rep stosq` */
 	cl_ulong ts[4] = {0, 0, 0, 0};
+	cl_command_type type = p->cmd;
+	cl_int status = p->status;
 	int have = 0;
 
 	if (!s)
 		return;
-	if (!dc.cmd) {
-		cl_command_type t = 0;
-
-		HT_CL_REAL(clGetEventInfo)(p->ev, CL_EVENT_COMMAND_TYPE, sizeof t, &t, NULL);
-		dc.cmd = t;
-	}
-	if (p->status == CL_COMPLETE && r->profiling) {
+	if (!type)
+		HT_CL_REAL(clGetEventInfo)(p->ev, CL_EVENT_COMMAND_TYPE, sizeof type, &type, NULL);
+	if (status == CL_COMPLETE && r->profiling) {
 		have = 1;
 		for (int i = 0; i < 4; i++)
 			if (HT_CL_REAL(clGetEventProfilingInfo)(p->ev, what[i], sizeof ts[i],
@@ -225,23 +221,28 @@ static void emit(struct ht_cl_queue *r, struct ht_cl_pending *p, uint64_t seen_n
 		/* A status we inferred: ask the runtime what really happened. */
 		if (!have)
 			HT_CL_REAL(clGetEventInfo)
-			(p->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof dc.status, &dc.status,
-			 NULL);
+		(p->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
 	}
+	dc.corr = p->corr;
+	dc.queue = (uintptr_t)r->q;
+	dc.device = r->device_index;
+	dc.kind = p->kind;
+	dc.cmd = type;
+	dc.status = status;
+	dc.ts_domain = HT_DOM_DEVICE;
 	dc.queued = ts[0];
 	dc.submit = ts[1];
 	dc.start = ts[2];
 	dc.end = ts[3];
+	dc.bytes = p->bytes;
+	dc.name = p->name;
 	memcpy(dc.global, p->global, sizeof dc.global);
 	memcpy(dc.local, p->local, sizeof dc.local);
+	/* the enqueue began before QUEUED; completion was seen before this event */
+	dc.host_before_raw = have ? p->host_raw : 0;
 	ht_emit_device_command(s, &dc);
-	if (have) {
-		/* the enqueue began before QUEUED; completion was seen after END */
-		ht_emit_clock_bound(s, r->device_index, HT_PAIR_HOST_BEFORE, ts[0], p->host_ns);
-		ht_emit_clock_bound(s, r->device_index, HT_PAIR_HOST_AFTER, ts[3], seen_ns);
-	} else {
+	if (!have)
 		ht_emit_lost(HT_LOST_DEVICE_TIMESTAMP, 1);
-	}
 }
 
 void ht_cl_collect_rec(struct ht_cl_queue *r, int final, uint64_t upto)
@@ -250,7 +251,6 @@ void ht_cl_collect_rec(struct ht_cl_queue *r, int final, uint64_t upto)
 	struct ht_cl_pending *done_tail = NULL, *keep_last = NULL;
 	unsigned int nkeep = 0;
 	int blocked = 0;
-	uint64_t seen_ns;
 
 	pthread_mutex_lock(&r->lock);
 	list = r->head;
@@ -260,10 +260,10 @@ void ht_cl_collect_rec(struct ht_cl_queue *r, int final, uint64_t upto)
 	if (!list)
 		return;
 	/*
-	 * Statuses first, then one host time: it is after every completion we saw.
-	 * `upto` (a correlation id) ends a run of commands a blocking call on an
-	 * in-order queue has just waited for: they are complete without asking
-	 * (saves a query each). Another collector may have taken it already.
+	 * Statuses first: each emission's time is after every completion we saw.
+	 * `upto` (a correlation id) ends a run of commands a blocking call has
+	 * just waited for: they are complete without asking (saves a query
+	 * each). Another collector may have taken it already.
 	 */
 	for (p = list; p && p->corr != upto; p = p->next)
 		;
@@ -287,7 +287,6 @@ void ht_cl_collect_rec(struct ht_cl_queue *r, int final, uint64_t upto)
 		if (p->status > CL_COMPLETE && !r->out_of_order)
 			blocked = 1;
 	}
-	seen_ns = ht_now_ns();
 	for (p = list; p; p = next) {
 		next = p->next;
 		p->next = NULL;
@@ -298,7 +297,7 @@ void ht_cl_collect_rec(struct ht_cl_queue *r, int final, uint64_t upto)
 			nkeep++;
 			continue;
 		}
-		emit(r, p, seen_ns);
+		emit(r, p);
 		HT_CL_REAL(clReleaseEvent)(p->ev);
 		if (done_tail)
 			done_tail->next = p;
@@ -320,6 +319,25 @@ void ht_cl_collect_rec(struct ht_cl_queue *r, int final, uint64_t upto)
 		r->free = done;
 	}
 	pthread_mutex_unlock(&r->lock);
+}
+
+cl_int ht_cl_finish(cl_command_queue q)
+{
+	struct ht_cl_queue *r = ht_cl_map_get(&ht_cl_queues, q);
+	/*
+	 * The newest command queued before the call (by any thread: its enqueue
+	 * returned before it was queued here) is complete when clFinish succeeds.
+	 */
+	uint64_t upto = r ? __atomic_load_n(&r->tail_corr, __ATOMIC_RELAXED) : 0;
+	cl_int ret;
+	int err;
+
+	ret = HT_CL_REAL(clFinish)(q);
+	err = errno;
+	if (r)
+		ht_cl_collect_rec(r, 0, ret == CL_SUCCESS ? upto : 0);
+	errno = err; /* the app sees the runtime's */
+	return ret;
 }
 
 void ht_cl_collect_queue(cl_command_queue q)

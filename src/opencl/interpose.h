@@ -93,12 +93,12 @@ extern struct ht_cl_map ht_cl_queues, ht_cl_kernels;
 struct ht_cl_pending {
 	struct ht_cl_pending *next;
 	cl_event ev;
-	uint64_t corr, host_ns, bytes;
+	uint64_t corr, host_raw, bytes;
 	uint32_t name, cmd;
 	enum ht_cmd_kind kind;
-	int app_event; /* the app's event: we hold one extra reference */
+	int app_event;		   /* the app's event: we hold one extra reference */
 	struct ht_cl_queue *queue; /* callback collection: where to emit */
-	cl_int status; /* scratch while collecting */
+	cl_int status;		   /* scratch while collecting */
 	uint64_t global[3], local[3];
 };
 
@@ -118,6 +118,7 @@ struct ht_cl_queue {
 	pthread_mutex_t lock; /* pending list and free records */
 	struct ht_cl_pending *head, *tail, *free;
 	unsigned int npending;
+	uint64_t tail_corr; /* corr of the last command queued (atomic; written under lock) */
 	struct ht_cl_queue *all_next; /* every queue record, never freed */
 };
 
@@ -151,7 +152,7 @@ struct ht_cl_cmd {
 	cl_command_queue q;
 	cl_event ev; /* the event we asked for when the app passed none */
 	uint64_t corr;
-	uint64_t host_ns; /* just before the real enqueue */
+	uint64_t host_raw; /* raw clock, just before the real enqueue (api_begin's) */
 	uint64_t bytes;
 	uint32_t name;
 	uint32_t cmd;
@@ -159,14 +160,20 @@ struct ht_cl_cmd {
 	uint64_t global[3], local[3];
 };
 
-/* Starts an enqueue: correlation id, host time. Return: the event pointer to pass on. */
-cl_event *ht_cl_cmd_begin(struct ht_cl_cmd *c, cl_command_queue q, cl_event *app_event, int inject);
+/*
+ * Starts an enqueue: correlation id, host time (`host_raw`: ht_emit_api_begin's).
+ * Return: the event pointer to pass on.
+ */
+cl_event *ht_cl_cmd_begin(struct ht_cl_cmd *c, uint64_t host_raw, cl_command_queue q,
+			  cl_event *app_event, int inject);
 /* Finishes an enqueue: tracks its event; collects the queue after a blocking call. */
 void ht_cl_cmd_end(struct ht_cl_cmd *c, cl_int code, cl_event *app_event, cl_bool blocking);
 void ht_cl_cmd_kernel(struct ht_cl_cmd *c, cl_kernel k, cl_uint work_dim, const size_t *global,
 		      const size_t *local);
 void ht_cl_cmd_native(struct ht_cl_cmd *c);
 
+/* clFinish, then collects the queue: what was pending when it was called is complete. */
+cl_int ht_cl_finish(cl_command_queue q);
 /* Collects finished commands of one queue / of all queues (never waits for the device). */
 void ht_cl_collect_queue(cl_command_queue q);
 void ht_cl_collect_all(void);

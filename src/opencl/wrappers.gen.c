@@ -4491,12 +4491,11 @@ HT_CL_EXPORT cl_int CL_API_CALL clFinish(cl_command_queue command_queue)
 	ht_errno = errno;
 	ht_emit_api_begin(HT_FN_BASE_OPENCL + 74);
 	errno = ht_errno;
-	ret = ((ht_cl_clFinish_t)ht_cl_real[74])(command_queue);
+	ret = ht_cl_finish(command_queue);
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
 	(void)ret_ok;
-	ht_cl_collect_queue(command_queue);
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)command_queue,
@@ -4518,8 +4517,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue command_que
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueReadBuffer_t)ht_cl_real[75])(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 75);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 75), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueReadBuffer_t)ht_cl_real[75])(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -4562,8 +4560,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueReadBufferRect(cl_command_queue command
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueReadBufferRect_t)ht_cl_real[76])(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 76);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 76), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueReadBufferRect_t)ht_cl_real[76])(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -4608,8 +4605,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue command_qu
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueWriteBuffer_t)ht_cl_real[77])(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 77);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 77), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueWriteBuffer_t)ht_cl_real[77])(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -4652,8 +4648,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueWriteBufferRect(cl_command_queue comman
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueWriteBufferRect_t)ht_cl_real[78])(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 78);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 78), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueWriteBufferRect_t)ht_cl_real[78])(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -4698,8 +4693,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue command_que
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueFillBuffer_t)ht_cl_real[79])(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 79);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 79), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueFillBuffer_t)ht_cl_real[79])(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -4741,8 +4735,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue command_que
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueCopyBuffer_t)ht_cl_real[80])(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 80);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 80), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueCopyBuffer_t)ht_cl_real[80])(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -4785,8 +4778,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferRect(cl_command_queue command
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueCopyBufferRect_t)ht_cl_real[81])(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 81);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 81), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueCopyBufferRect_t)ht_cl_real[81])(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -4830,8 +4822,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueReadImage(cl_command_queue command_queu
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueReadImage_t)ht_cl_real[82])(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 82);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 82), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueReadImage_t)ht_cl_real[82])(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -4874,8 +4865,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueWriteImage(cl_command_queue command_que
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueWriteImage_t)ht_cl_real[83])(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 83);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 83), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueWriteImage_t)ht_cl_real[83])(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -4918,8 +4908,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueFillImage(cl_command_queue command_queu
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueFillImage_t)ht_cl_real[84])(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 84);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 84), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueFillImage_t)ht_cl_real[84])(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -4958,8 +4947,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueCopyImage(cl_command_queue command_queu
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueCopyImage_t)ht_cl_real[85])(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 85);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 85), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueCopyImage_t)ht_cl_real[85])(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -4999,8 +4987,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueCopyImageToBuffer(cl_command_queue comm
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueCopyImageToBuffer_t)ht_cl_real[86])(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 86);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 86), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueCopyImageToBuffer_t)ht_cl_real[86])(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -5041,8 +5028,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferToImage(cl_command_queue comm
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueCopyBufferToImage_t)ht_cl_real[87])(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 87);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 87), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueCopyBufferToImage_t)ht_cl_real[87])(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -5085,8 +5071,7 @@ HT_CL_EXPORT void * CL_API_CALL clEnqueueMapBuffer(cl_command_queue command_queu
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueMapBuffer_t)ht_cl_real[88])(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 88);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 88), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueMapBuffer_t)ht_cl_real[88])(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, ht_evp, ht_errp);
 	ht_errno = errno;
@@ -5132,8 +5117,7 @@ HT_CL_EXPORT void * CL_API_CALL clEnqueueMapImage(cl_command_queue command_queue
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueMapImage_t)ht_cl_real[89])(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 89);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 89), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueMapImage_t)ht_cl_real[89])(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, ht_evp, ht_errp);
 	ht_errno = errno;
@@ -5175,8 +5159,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue command
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueUnmapMemObject_t)ht_cl_real[90])(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 90);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 90), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueUnmapMemObject_t)ht_cl_real[90])(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -5216,8 +5199,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue comm
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueMigrateMemObjects_t)ht_cl_real[91])(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 91);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 91), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueMigrateMemObjects_t)ht_cl_real[91])(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -5257,8 +5239,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueNDRangeKernel_t)ht_cl_real[92])(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 92);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 92), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueNDRangeKernel_t)ht_cl_real[92])(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -5305,8 +5286,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue command_q
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueNativeKernel_t)ht_cl_real[93])(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 93);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 93), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueNativeKernel_t)ht_cl_real[93])(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -5348,8 +5328,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue com
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueMarkerWithWaitList_t)ht_cl_real[94])(command_queue, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 94);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 94), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueMarkerWithWaitList_t)ht_cl_real[94])(command_queue, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -5387,8 +5366,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue co
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueBarrierWithWaitList_t)ht_cl_real[95])(command_queue, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 95);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 95), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueBarrierWithWaitList_t)ht_cl_real[95])(command_queue, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -5426,8 +5404,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueSVMFree(cl_command_queue command_queue,
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueSVMFree_t)ht_cl_real[96])(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 96);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 96), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueSVMFree_t)ht_cl_real[96])(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -5466,8 +5443,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueSVMMemcpy(cl_command_queue command_queu
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueSVMMemcpy_t)ht_cl_real[97])(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 97);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 97), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueSVMMemcpy_t)ht_cl_real[97])(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -5509,8 +5485,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueSVMMemFill(cl_command_queue command_que
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueSVMMemFill_t)ht_cl_real[98])(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 98);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 98), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueSVMMemFill_t)ht_cl_real[98])(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -5551,8 +5526,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue command_queue, 
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueSVMMap_t)ht_cl_real[99])(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 99);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 99), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueSVMMap_t)ht_cl_real[99])(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -5594,8 +5568,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueSVMUnmap(cl_command_queue command_queue
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueSVMUnmap_t)ht_cl_real[100])(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 100);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 100), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueSVMUnmap_t)ht_cl_real[100])(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -5634,8 +5607,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueSVMMigrateMem(cl_command_queue command_
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueSVMMigrateMem_t)ht_cl_real[101])(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 101);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 101), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueSVMMigrateMem_t)ht_cl_real[101])(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -5801,8 +5773,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueMarker(cl_command_queue command_queue, 
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueMarker_t)ht_cl_real[106])(command_queue, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 106);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 0);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 106), command_queue, event, 0);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueMarker_t)ht_cl_real[106])(command_queue, ht_evp);
 	ht_errno = errno;
@@ -6003,8 +5974,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueTask(cl_command_queue command_queue, cl
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueTask_t)ht_cl_real[113])(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 113);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 113), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueTask_t)ht_cl_real[113])(command_queue, kernel, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -6342,8 +6312,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueAcquireGLObjects(cl_command_queue comma
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueAcquireGLObjects_t)ht_cl_real[119])(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 119);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 119), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueAcquireGLObjects_t)ht_cl_real[119])(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -6382,8 +6351,7 @@ static cl_int CL_API_CALL ext_clEnqueueAcquireGLObjects(cl_command_queue command
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueAcquireGLObjects_t)ht_cl_ext_real[119])(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 119);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 119), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueAcquireGLObjects_t)ht_cl_ext_real[119])(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -6422,8 +6390,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueReleaseGLObjects(cl_command_queue comma
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueReleaseGLObjects_t)ht_cl_real[120])(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 120);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 120), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueReleaseGLObjects_t)ht_cl_real[120])(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -6462,8 +6429,7 @@ static cl_int CL_API_CALL ext_clEnqueueReleaseGLObjects(cl_command_queue command
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueReleaseGLObjects_t)ht_cl_ext_real[120])(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 120);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 120), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueReleaseGLObjects_t)ht_cl_ext_real[120])(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -6842,8 +6808,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueAcquireEGLObjectsKHR(cl_command_queue c
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueAcquireEGLObjectsKHR_t)ht_cl_real[127])(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 127);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 127), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueAcquireEGLObjectsKHR_t)ht_cl_real[127])(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -6882,8 +6847,7 @@ static cl_int CL_API_CALL ext_clEnqueueAcquireEGLObjectsKHR(cl_command_queue com
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueAcquireEGLObjectsKHR_t)ht_cl_ext_real[127])(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 127);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 127), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueAcquireEGLObjectsKHR_t)ht_cl_ext_real[127])(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -6922,8 +6886,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueReleaseEGLObjectsKHR(cl_command_queue c
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueReleaseEGLObjectsKHR_t)ht_cl_real[128])(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 128);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 128), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueReleaseEGLObjectsKHR_t)ht_cl_real[128])(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -6962,8 +6925,7 @@ static cl_int CL_API_CALL ext_clEnqueueReleaseEGLObjectsKHR(cl_command_queue com
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueReleaseEGLObjectsKHR_t)ht_cl_ext_real[128])(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 128);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 128), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueReleaseEGLObjectsKHR_t)ht_cl_ext_real[128])(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -7932,8 +7894,7 @@ static cl_int CL_API_CALL ext_clEnqueueMigrateMemObjectEXT(cl_command_queue comm
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueMigrateMemObjectEXT_t)ht_cl_ext_real[158])(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 158);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 158), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueMigrateMemObjectEXT_t)ht_cl_ext_real[158])(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -8003,8 +7964,7 @@ static cl_int CL_API_CALL ext_clEnqueueAcquireGrallocObjectsIMG(cl_command_queue
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueAcquireGrallocObjectsIMG_t)ht_cl_ext_real[160])(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 160);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 160), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueAcquireGrallocObjectsIMG_t)ht_cl_ext_real[160])(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -8043,8 +8003,7 @@ static cl_int CL_API_CALL ext_clEnqueueReleaseGrallocObjectsIMG(cl_command_queue
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueReleaseGrallocObjectsIMG_t)ht_cl_ext_real[161])(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 161);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 161), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueReleaseGrallocObjectsIMG_t)ht_cl_ext_real[161])(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -8083,8 +8042,7 @@ static cl_int CL_API_CALL ext_clEnqueueGenerateMipmapIMG(cl_command_queue comman
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueGenerateMipmapIMG_t)ht_cl_ext_real[162])(command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 162);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 162), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueGenerateMipmapIMG_t)ht_cl_ext_real[162])(command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -8213,8 +8171,7 @@ static cl_int CL_API_CALL ext_clEnqueueAcquireExternalMemObjectsKHR(cl_command_q
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueAcquireExternalMemObjectsKHR_t)ht_cl_ext_real[165])(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 165);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 165), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueAcquireExternalMemObjectsKHR_t)ht_cl_ext_real[165])(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -8253,8 +8210,7 @@ static cl_int CL_API_CALL ext_clEnqueueReleaseExternalMemObjectsKHR(cl_command_q
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueReleaseExternalMemObjectsKHR_t)ht_cl_ext_real[166])(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 166);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 166), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueReleaseExternalMemObjectsKHR_t)ht_cl_ext_real[166])(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -8351,8 +8307,7 @@ static cl_int CL_API_CALL ext_clEnqueueWaitSemaphoresKHR(cl_command_queue comman
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueWaitSemaphoresKHR_t)ht_cl_ext_real[169])(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 169);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 169), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueWaitSemaphoresKHR_t)ht_cl_ext_real[169])(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -8391,8 +8346,7 @@ static cl_int CL_API_CALL ext_clEnqueueSignalSemaphoresKHR(cl_command_queue comm
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueSignalSemaphoresKHR_t)ht_cl_ext_real[170])(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 170);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 170), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueSignalSemaphoresKHR_t)ht_cl_ext_real[170])(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -8597,8 +8551,7 @@ static cl_int CL_API_CALL ext_clEnqueueSVMFreeARM(cl_command_queue command_queue
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueSVMFreeARM_t)ht_cl_ext_real[177])(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 177);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 177), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueSVMFreeARM_t)ht_cl_ext_real[177])(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -8637,8 +8590,7 @@ static cl_int CL_API_CALL ext_clEnqueueSVMMemcpyARM(cl_command_queue command_que
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueSVMMemcpyARM_t)ht_cl_ext_real[178])(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 178);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 178), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueSVMMemcpyARM_t)ht_cl_ext_real[178])(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -8680,8 +8632,7 @@ static cl_int CL_API_CALL ext_clEnqueueSVMMemFillARM(cl_command_queue command_qu
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueSVMMemFillARM_t)ht_cl_ext_real[179])(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 179);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 179), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueSVMMemFillARM_t)ht_cl_ext_real[179])(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -8722,8 +8673,7 @@ static cl_int CL_API_CALL ext_clEnqueueSVMMapARM(cl_command_queue command_queue,
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueSVMMapARM_t)ht_cl_ext_real[180])(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 180);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 180), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueSVMMapARM_t)ht_cl_ext_real[180])(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -8765,8 +8715,7 @@ static cl_int CL_API_CALL ext_clEnqueueSVMUnmapARM(cl_command_queue command_queu
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueSVMUnmapARM_t)ht_cl_ext_real[181])(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 181);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 181), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueSVMUnmapARM_t)ht_cl_ext_real[181])(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -9176,8 +9125,7 @@ static cl_int CL_API_CALL ext_clEnqueueMemFillINTEL(cl_command_queue command_que
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueMemFillINTEL_t)ht_cl_ext_real[195])(command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 195);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 195), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueMemFillINTEL_t)ht_cl_ext_real[195])(command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -9218,8 +9166,7 @@ static cl_int CL_API_CALL ext_clEnqueueMemcpyINTEL(cl_command_queue command_queu
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueMemcpyINTEL_t)ht_cl_ext_real[196])(command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 196);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 196), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueMemcpyINTEL_t)ht_cl_ext_real[196])(command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -9261,8 +9208,7 @@ static cl_int CL_API_CALL ext_clEnqueueMemAdviseINTEL(cl_command_queue command_q
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueMemAdviseINTEL_t)ht_cl_ext_real[197])(command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 197);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 197), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueMemAdviseINTEL_t)ht_cl_ext_real[197])(command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -9303,8 +9249,7 @@ static cl_int CL_API_CALL ext_clEnqueueMigrateMemINTEL(cl_command_queue command_
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueMigrateMemINTEL_t)ht_cl_ext_real[198])(command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 198);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 198), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueMigrateMemINTEL_t)ht_cl_ext_real[198])(command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;
@@ -9345,8 +9290,7 @@ static cl_int CL_API_CALL ext_clEnqueueMemsetINTEL(cl_command_queue command_queu
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueMemsetINTEL_t)ht_cl_ext_real[199])(command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, event);
 	ht_errno = errno;
-	ht_emit_api_begin(HT_FN_BASE_OPENCL + 199);
-	ht_evp = ht_cl_cmd_begin(&c, command_queue, event, 1);
+	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 199), command_queue, event, 1);
 	errno = ht_errno;
 	ret = ((ht_cl_clEnqueueMemsetINTEL_t)ht_cl_ext_real[199])(command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, ht_evp);
 	ht_errno = errno;

@@ -3,7 +3,8 @@
  * counter values map to exactly the expected CLOCK_MONOTONIC ns (closed
  * packet: its own anchors; open packet: the process exit anchor), both
  * header forms are rewritten, a torn tail is trimmed, and finalizing twice
- * changes nothing.
+ * changes nothing. The host times of RAW clock-sync bounds are converted
+ * too: extrapolated outside their packet and rounded outwards.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -18,8 +19,8 @@
 
 static const uint8_t uuid[16] = {0xaa, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 
-static size_t start_packet(uint8_t *b, uint64_t seq, uint64_t tsc_b, uint64_t ts_b,
-			   uint64_t tsc_e, uint64_t ts_e, int vtid)
+static size_t start_packet(uint8_t *b, uint64_t seq, uint64_t tsc_b, uint64_t ts_b, uint64_t tsc_e,
+			   uint64_t ts_e, int vtid)
 {
 	memset(b, 0, PKT);
 	ht_put32(b + HT_PH_MAGIC, HT_CTF_MAGIC);
@@ -50,6 +51,17 @@ static size_t counter(uint8_t *b, size_t pos, uint64_t raw, int extended, uint64
 	ht_put32(b + pos, 1);
 	ht_put64(b + pos + 4, v);
 	return pos + 12;
+}
+
+static size_t bound(uint8_t *b, size_t pos, uint64_t raw, enum ht_pair_kind kind, uint64_t host)
+{
+	ht_put32(b + pos, HT_EV_CLOCK_PAIR | (uint32_t)(raw << 5));
+	pos += HT_EH_COMPACT_SIZE;
+	ht_put32(b + pos, 0);
+	b[pos + 4] = (uint8_t)kind;
+	ht_put64(b + pos + 5, 777);
+	ht_put64(b + pos + 13, host);
+	return pos + 21;
 }
 
 static void end_packet(uint8_t *b, size_t pos)
@@ -93,6 +105,17 @@ static void build(int procfd)
 	/* 512 zero bytes: a packet reserved but never written (torn) */
 	write_file(procfd, "thread-101", b, 3 * PKT);
 
+	/* device stream, same anchors: bounds before the packet, inside, and exact */
+	pos = start_packet(b, 0, 1000000, 5000000, 3000000, 6000000, 101);
+	ht_put32(b + HT_PH_STREAM_ID, HT_SC_DEVICE);
+	pos = HT_PC_DEVICE_END;
+	pos = bound(b, pos, 1000000, HT_PAIR_HOST_BEFORE_RAW, 999999); /* 4999999.5 -> down */
+	pos = bound(b, pos, 1000000, HT_PAIR_HOST_AFTER_RAW, 1000001); /* 5000000.5 -> up */
+	pos = bound(b, pos, 1000000, HT_PAIR_HOST_BEFORE_RAW, 600000); /* before the packet */
+	pos = bound(b, pos, 1000000, HT_PAIR_EXACT, 1234);	       /* already ns: kept */
+	end_packet(b, pos);
+	write_file(procfd, "device-0", b, PKT);
+
 	/* process stream: the exit anchor (raw 4e6 = ns 6.5e6) */
 	pos = start_packet(b, 0, 900000, 4950000, 0, 0, 100);
 	ht_put32(b + pos, HT_EV_CLOCK_ANCHOR | (uint32_t)(4000000u << 5));
@@ -124,13 +147,36 @@ static void read_thread(const struct ht_trace_process *p, uint64_t *ts, unsigned
 	ht_stream_reader_close(&r);
 }
 
+/* The kind and host time of the device stream's bounds. */
+static void read_bounds(const struct ht_trace_process *p, uint8_t *kind, uint64_t *host)
+{
+	struct ht_stream_reader r;
+	struct ht_read_error err = {0};
+	struct ht_event ev;
+	unsigned int n = 0;
+
+	CHECK_EQ(ht_stream_reader_open(&r, p, "device-0", &err), 0);
+	CHECK_EQ(ht_stream_reader_next_packet(&r, &err), 1);
+	CHECK_EQ(r.pk.ts_state, HT_TS_NS);
+	while (ht_event_iter_next(&r.it, &ev, &err) > 0 && n < 4) {
+		CHECK_EQ(ev.id, HT_EV_CLOCK_PAIR);
+		CHECK_EQ(ev.ts, 5000000);
+		CHECK_EQ(ht_le64(ev.payload + 5), 777);
+		kind[n] = ev.payload[4];
+		host[n++] = ht_le64(ev.payload + 13);
+	}
+	CHECK_EQ(n, 4);
+	ht_stream_reader_close(&r);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/ht-unit-finalize.XXXXXX", path[256];
 	struct ht_trace *t = NULL;
 	struct ht_read_error err = {0};
 	struct ht_finalize_stats st;
-	uint64_t ts[8], last_end = 0;
+	uint64_t ts[8], last_end = 0, host[4];
+	uint8_t kind[4];
 	unsigned int n;
 	struct stat sb;
 	int dfd, pfd;
@@ -143,7 +189,7 @@ int main(void)
 
 	CHECK_EQ(ht_trace_open(&t, dir, &err), 0);
 	CHECK_EQ(ht_finalize_trace(t, 0.5, &st, &err), 0);
-	CHECK_EQ(st.packets_converted, 3);
+	CHECK_EQ(st.packets_converted, 4);
 	CHECK_EQ(st.streams_trimmed, 1);
 	CHECK_EQ(st.bytes_trimmed, PKT);
 	read_thread(&t->procs[0], ts, &n, &last_end);
@@ -155,15 +201,28 @@ int main(void)
 	CHECK_EQ(last_end, 6100000);
 	CHECK_EQ(fstatat(pfd, "thread-101", &sb, 0), 0);
 	CHECK_EQ(sb.st_size, 2 * PKT);
+	read_bounds(&t->procs[0], kind, host);
+	CHECK_EQ(kind[0], HT_PAIR_HOST_BEFORE);
+	CHECK_EQ(host[0], 4999999);
+	CHECK_EQ(kind[1], HT_PAIR_HOST_AFTER);
+	CHECK_EQ(host[1], 5000001);
+	CHECK_EQ(kind[2], HT_PAIR_HOST_BEFORE);
+	CHECK_EQ(host[2], 4800000); /* 400000 ticks before the packet's first anchor */
+	CHECK_EQ(kind[3], HT_PAIR_EXACT);
+	CHECK_EQ(host[3], 1234);
 
 	/* Finalizing again changes nothing. */
 	CHECK_EQ(ht_finalize_trace(t, 0.5, &st, &err), 0);
 	CHECK_EQ(st.packets_converted + st.streams_trimmed, 0);
 	read_thread(&t->procs[0], ts, &n, &last_end);
 	CHECK_EQ(ts[3], 6100000);
+	read_bounds(&t->procs[0], kind, host);
+	CHECK_EQ(host[0], 4999999);
+	CHECK_EQ(kind[1], HT_PAIR_HOST_AFTER);
 	ht_trace_close(t);
 
 	unlinkat(pfd, "thread-101", 0);
+	unlinkat(pfd, "device-0", 0);
 	unlinkat(pfd, "process", 0);
 	unlinkat(pfd, "metadata", 0);
 	close(pfd);
