@@ -101,7 +101,7 @@ static void at_exit(void)
 	ht_cl_collect_final();
 }
 
-static void emit(struct ht_cl_queue *r, struct ht_cl_pending *p);
+static int emit(struct ht_cl_queue *r, struct ht_cl_pending *p, int inferred);
 
 /* HETRACE_CL_COLLECT: deferred (0, default) or callback (1). */
 static int collect_by_callback(void)
@@ -121,7 +121,7 @@ static void CL_CALLBACK completed(cl_event ev, cl_int status, void *arg)
 	struct ht_cl_pending *p = arg;
 
 	p->status = status;
-	emit(p->queue, p);
+	emit(p->queue, p, 0);
 	HT_CL_REAL(clReleaseEvent)(ev);
 	free(p);
 }
@@ -196,7 +196,12 @@ lost:
 	c->corr = 0;
 }
 
-static void emit(struct ht_cl_queue *r, struct ht_cl_pending *p)
+/*
+ * Emits a finished command with what the runtime knows of it. `inferred`:
+ * its completion was inferred from a wait, not asked. Return: 0 when that
+ * inference was wrong (it still runs: keep it), else 1.
+ */
+static int emit(struct ht_cl_queue *r, struct ht_cl_pending *p, int inferred)
 {
 	static const cl_profiling_info what[4] = {
 	    CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT, CL_PROFILING_COMMAND_START,
@@ -209,7 +214,7 @@ static void emit(struct ht_cl_queue *r, struct ht_cl_pending *p)
 	int have = 0;
 
 	if (!s)
-		return;
+		return 1;
 	if (!type)
 		HT_CL_REAL(clGetEventInfo)(p->ev, CL_EVENT_COMMAND_TYPE, sizeof type, &type, NULL);
 	if (status == CL_COMPLETE && r->profiling) {
@@ -218,10 +223,19 @@ static void emit(struct ht_cl_queue *r, struct ht_cl_pending *p)
 			if (HT_CL_REAL(clGetEventProfilingInfo)(p->ev, what[i], sizeof ts[i],
 								&ts[i], NULL) != CL_SUCCESS)
 				have = 0;
-		/* A status we inferred: ask the runtime what really happened. */
-		if (!have)
-			HT_CL_REAL(clGetEventInfo)
-		(p->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
+	}
+	/*
+	 * No timestamps for a completion we inferred: ask the runtime what really
+	 * happened. On an in-order queue a blocking call of one thread can
+	 * overtake the queuing here of another thread's later command, which may
+	 * still run (not on PoCL 3.1, whose blocking calls finish the whole queue).
+	 */
+	if (status == CL_COMPLETE && r->profiling && !have &&
+	    HT_CL_REAL(clGetEventInfo)(p->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
+				       &status, NULL) == CL_SUCCESS &&
+	    status > CL_COMPLETE && inferred) {
+		p->status = status;
+		return 0;
 	}
 	dc.corr = p->corr;
 	dc.queue = (uintptr_t)r->q;
@@ -243,6 +257,7 @@ static void emit(struct ht_cl_queue *r, struct ht_cl_pending *p)
 	ht_emit_device_command(s, &dc);
 	if (!have)
 		ht_emit_lost(HT_LOST_DEVICE_TIMESTAMP, 1);
+	return 1;
 }
 
 void ht_cl_collect_rec(struct ht_cl_queue *r, int final, uint64_t upto)
@@ -270,6 +285,7 @@ void ht_cl_collect_rec(struct ht_cl_queue *r, int final, uint64_t upto)
 	if (!p)
 		upto = 0;
 	for (p = list; p; p = p->next) {
+		p->inferred = upto != 0;
 		if (upto) {
 			p->status = CL_COMPLETE;
 			if (p->corr == upto)
@@ -290,14 +306,13 @@ void ht_cl_collect_rec(struct ht_cl_queue *r, int final, uint64_t upto)
 	for (p = list; p; p = next) {
 		next = p->next;
 		p->next = NULL;
-		if (p->status > CL_COMPLETE && !final) {
+		if ((p->status > CL_COMPLETE && !final) || !emit(r, p, p->inferred && !final)) {
 			*keep_tail = p;
 			keep_tail = &p->next;
 			keep_last = p;
 			nkeep++;
 			continue;
 		}
-		emit(r, p);
 		HT_CL_REAL(clReleaseEvent)(p->ev);
 		if (done_tail)
 			done_tail->next = p;

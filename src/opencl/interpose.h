@@ -99,6 +99,7 @@ struct ht_cl_pending {
 	int app_event;		   /* the app's event: we hold one extra reference */
 	struct ht_cl_queue *queue; /* callback collection: where to emit */
 	cl_int status;		   /* scratch while collecting */
+	int inferred;		   /* status inferred from a wait, not asked */
 	uint64_t global[3], local[3];
 };
 
