@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "core/config.h"
-#include "core/os.h"
+#include "os/switches.h"
 #include "core/recorder.h"
 #include "core/session.h"
 #include "format/ring.h"

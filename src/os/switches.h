@@ -16,8 +16,8 @@
  *
  * Locks: the session lock is taken before the OS lock, never after.
  */
-#ifndef HT_OS_H
-#define HT_OS_H
+#ifndef HT_OS_SWITCHES_H
+#define HT_OS_SWITCHES_H
 
 #include <stddef.h>
 

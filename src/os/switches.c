@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/os.h"
+#include "os/switches.h"
 #include "core/recorder.h"
 #include "core/session.h"
 
