@@ -5,8 +5,9 @@
 # disabled, hetrace enabled (recorded through `hetrace record`, the path users
 # take) and LTTng-UST recorded by an active lttng session, 1 and 2 threads,
 # medians of interleaved runs; bytes per event from the trace on disk; losses
-# at 10 M events/s for 10 s on one thread with default buffers. Prints a table
-# and ends with one `record-bench:` line. Never pass/fail.
+# at 10 M events/s for 10 s on one thread with default buffers; resident
+# memory of 200 live threads that write little. Prints a table and ends with
+# one `record-bench:` line. Never pass/fail.
 #
 #   bash bench/record.sh BUILD_DIR          (make bench BENCH=record)
 #
@@ -205,6 +206,22 @@ else
 	rate_line="achieved $p_mev Mev/s, $p_bytes B/event, max lag ${p_lag} us, lost $lost"
 fi
 
+# ---- memory: many threads that write little, alive together ----
+rss_threads=200
+rss_run() { # rss_run plain|record|ring0: VmRSS in MiB of the program holding its threads
+	local dir=$tmp/rss out
+	local args=(--mode counter --threads "$rss_threads" --events 100 --rss)
+	case $1 in
+	plain) out=$(env -u HETRACE_DIR "$prog" "${args[@]}") ;;
+	record) out=$("$hetrace" record -q -o "$dir" -- "$prog" "${args[@]}") ;;
+	ring0) out=$(HETRACE_RING=0 "$hetrace" record -q -o "$dir" -- "$prog" "${args[@]}") ;;
+	esac
+	rm -rf "$dir"
+	awk -v k="$(field rss_kb <<<"$out")" 'BEGIN {printf "%.1f", k / 1024}'
+}
+rss_line="untraced $(rss_run plain) MiB, recorded $(rss_run record) MiB,"
+rss_line="$rss_line with HETRACE_RING=0 $(rss_run ring0) MiB"
+
 # ---- table and summary ----
 row() { # LABEL THREADS FILE: medians of ns, Mev/s, bytes; lost summed; "-" where none
 	local f=$res/$3 ns=NA mev=NA b=NA l=NA
@@ -250,6 +267,7 @@ row "lttng-ust tracepoint (u32 + i64)" 2 lttng2
 row "lttng-ust tracepoint, no session" 1 lttng_off
 echo "hetrace HT_COUNTER paced to $rate/s for ${seconds} s, 1 thread, default buffers: $rate_line"
 echo "(LTTng channel: $lttng_channel, per-user buffers; its 'lost' column is discarded events)"
+echo "resident memory, $rss_threads threads of 100 events each, all alive: $rss_line"
 if [ -s "$res/lttng2" ]; then
 	echo "2-thread throughput over 1 thread: hetrace ${speedup}x, lttng-ust" \
 		"$(awk -v a="$(median 2 <"$res/lttng2")" -v b="$(median 2 <"$res/lttng1")" \

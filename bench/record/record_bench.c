@@ -7,7 +7,7 @@
  * loop, the threads and the timing are the same in both; only the event
  * differs.
  *
- *   ht-bench-record --mode MODE [--threads T] [--events N] [--rate R]
+ *   ht-bench-record --mode MODE [--threads T] [--events N] [--rate R] [--rss]
  *
  *   counter   HT_COUNTER("bench.value", i): u32 name id + i64 value (the
  *             two-integer payload; 16 bytes with its compact header)
@@ -20,6 +20,8 @@
  * N counts events per thread (a region pair is two). --rate paces each
  * thread to R events/s with the clock, in batches of 256 events. The first
  * thread is the main thread, so a 1-thread run is a single-threaded process.
+ * --rss keeps every thread alive after its loop until the process's resident
+ * memory (VmRSS) is read and printed (rss_kb): what tracing costs in memory.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -36,7 +38,7 @@
 #include "hetrace/hetrace.h"
 #endif
 
-#define MAX_THREADS   64
+#define MAX_THREADS   256
 #define WARMUP_EVENTS 1024 /* per thread, before the clock starts (creates the stream) */
 #define PACE_BATCH    256
 
@@ -86,8 +88,10 @@ struct worker {
 	uint64_t n;
 	double rate; /* events/s, 0 for as fast as possible */
 	pthread_barrier_t *start;
-	uint64_t t0, t1;  /* CLOCK_MONOTONIC ns around the measured loop */
-	uint64_t max_lag; /* ns the paced loop fell behind its schedule, at most */
+	pthread_barrier_t *held; /* --rss: all wait here twice; RSS is read in between */
+	long *rss_kb;		 /* set by the first thread (the main one) */
+	uint64_t t0, t1;	 /* CLOCK_MONOTONIC ns around the measured loop */
+	uint64_t max_lag;	 /* ns the paced loop fell behind its schedule, at most */
 };
 
 static uint64_t now_ns(void)
@@ -116,6 +120,21 @@ static void run_paced(struct worker *w)
 	}
 }
 
+/* Return: VmRSS of this process in KiB, or -1. */
+static long rss_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "VmRSS: %ld", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -128,12 +147,19 @@ static void *worker_main(void *arg)
 	else
 		w->fn(0, w->n);
 	w->t1 = now_ns();
+	if (w->held) {
+		pthread_barrier_wait(w->held); /* every thread has written its events */
+		if (w->rss_kb)
+			*w->rss_kb = rss_kb();
+		pthread_barrier_wait(w->held);
+	}
 	return NULL;
 }
 
 static int usage(const char *argv0)
 {
-	fprintf(stderr, "usage: %s --mode MODE [--threads T] [--events N] [--rate EVENTS_PER_S]\n",
+	fprintf(stderr,
+		"usage: %s --mode MODE [--threads T] [--events N] [--rate EVENTS_PER_S] [--rss]\n",
 		argv0);
 	fprintf(stderr, "modes:");
 	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
@@ -145,12 +171,18 @@ static int usage(const char *argv0)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"mode", required_argument, 0, 'm'},   {"threads", required_argument, 0, 't'},
-	    {"events", required_argument, 0, 'n'}, {"rate", required_argument, 0, 'r'},
-	    {"help", no_argument, 0, 'h'},	   {0, 0, 0, 0},
+	    {"mode", required_argument, 0, 'm'},
+	    {"threads", required_argument, 0, 't'},
+	    {"events", required_argument, 0, 'n'},
+	    {"rate", required_argument, 0, 'r'},
+	    {"rss", no_argument, 0, 's'},
+	    {"help", no_argument, 0, 'h'},
+	    {0, 0, 0, 0},
 	};
-	struct worker w[MAX_THREADS];
-	pthread_barrier_t start;
+	static struct worker w[MAX_THREADS];
+	pthread_barrier_t start, held;
+	long rss = -1;
+	int want_rss = 0;
 	const char *mode = NULL;
 	unsigned long threads = 1;
 	uint64_t n = 10000000, t0 = UINT64_MAX, t1 = 0, lag = 0;
@@ -158,8 +190,11 @@ int main(int argc, char **argv)
 	loop_fn fn = NULL;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "m:t:n:r:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:t:n:r:sh", opts, NULL)) != -1) {
 		switch (c) {
+		case 's':
+			want_rss = 1;
+			break;
 		case 'm':
 			mode = optarg;
 			break;
@@ -184,8 +219,13 @@ int main(int argc, char **argv)
 		return usage(argv[0]);
 
 	pthread_barrier_init(&start, NULL, (unsigned int)threads);
+	pthread_barrier_init(&held, NULL, (unsigned int)threads);
 	for (unsigned long i = 0; i < threads; i++) {
 		w[i] = (struct worker){.fn = fn, .n = n, .rate = rate, .start = &start};
+		if (want_rss) {
+			w[i].held = &held;
+			w[i].rss_kb = i == 0 ? &rss : NULL;
+		}
 		if (i > 0 && (errno = pthread_create(&w[i].thread, NULL, worker_main, &w[i]))) {
 			perror("ht-bench-record: pthread_create");
 			return 1;
@@ -195,6 +235,7 @@ int main(int argc, char **argv)
 	for (unsigned long i = 1; i < threads; i++)
 		pthread_join(w[i].thread, NULL);
 	pthread_barrier_destroy(&start);
+	pthread_barrier_destroy(&held);
 
 	for (unsigned long i = 0; i < threads; i++) {
 		per_event += (double)(w[i].t1 - w[i].t0) / (double)n / (double)threads;
@@ -205,8 +246,8 @@ int main(int argc, char **argv)
 	wall = (double)(t1 - t0);
 	/* ns_per_event: mean over threads of loop time / N; mevents_per_s: all threads together */
 	printf("result mode=%s threads=%lu events_per_thread=%llu ns_per_event=%.3f wall_ms=%.3f "
-	       "mevents_per_s=%.3f max_lag_us=%.1f\n",
+	       "mevents_per_s=%.3f max_lag_us=%.1f rss_kb=%ld\n",
 	       mode, threads, (unsigned long long)n, per_event, wall / 1e6,
-	       (double)n * (double)threads / wall * 1e3, (double)lag / 1e3);
+	       (double)n * (double)threads / wall * 1e3, (double)lag / 1e3, rss);
 	return 0;
 }

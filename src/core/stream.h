@@ -45,35 +45,36 @@ struct ht_stream_params {
 	uint32_t device; /* device streams */
 	uint64_t queue;
 	const char *procname;
-	const uint8_t *uuid;   /* 16 bytes, the process trace's uuid */
-	uint64_t instance_id;  /* stream_instance_id */
-	size_t packet_size;    /* bytes, power of two, >= 4096 */
-	int block;	       /* block mode: wait for space instead of dropping */
+	const uint8_t *uuid;	 /* 16 bytes, the process trace's uuid */
+	uint64_t instance_id;	 /* stream_instance_id */
+	size_t packet_size;	 /* bytes, power of two, >= 4096 */
+	int block;		 /* block mode: wait for space instead of dropping */
 	unsigned int ring_slots; /* > 1: hand packets to `hetrace record` through a ring
 				  * (format/ring.h) of this many packets */
-	uint64_t file_limit;   /* RLIMIT_FSIZE, or UINT64_MAX */
+	uint64_t file_limit;	 /* RLIMIT_FSIZE, or UINT64_MAX */
 };
 
 struct ht_stream {
 	/* Producer fields, touched by every event: keep them on one line. */
-	uint8_t *pos; /* next free byte in the current packet */
-	uint8_t *end; /* end of the current packet; pos == end == NULL when none */
-	uint8_t *pkt; /* start of the current packet */
-	uint64_t last; /* raw timestamp of the last event */
-	uint64_t discarded; /* running total, written in each packet context */
-	uint64_t written; /* packets appended to the stream file */
-	uint64_t last_off; /* offset of the last packet appended */
+	uint8_t *pos;		 /* next free byte in the current packet */
+	uint8_t *end;		 /* end of the current packet; pos == end == NULL when none */
+	uint8_t *pkt;		 /* start of the current packet */
+	uint64_t last;		 /* raw timestamp of the last event */
+	uint64_t discarded;	 /* running total, written in each packet context */
+	uint64_t written;	 /* packets appended to the stream file */
+	uint64_t last_off;	 /* offset of the last packet appended */
 	uint64_t last_discarded; /* events_discarded as written in that packet */
 
 	/* Cold fields. */
 	int fd;	    /* the stream file (appended with pwrite; by the consumer in ring mode) */
 	int cur_fd; /* the current-packet file, or the ring file */
 	struct ht_ring_header *ring; /* ring mode: the mapped ring, else NULL */
-	size_t map_size; /* bytes mapped at buf (ring mode: at ring) */
-	uint64_t ring_retry; /* ring mode, dropping: when to try the full ring again */
+	size_t map_size;	     /* bytes mapped at buf (ring mode: at ring) */
+	uint64_t ring_retry;	     /* ring mode, dropping: when to try the full ring again */
+	uint64_t ring_populated; /* ring mode: slots faulted in so far (each at its first use) */
 	int dirfd;
-	int error; /* errno of the last failed packet write, 0 if none */
-	uint8_t *buf; /* the mapped current-packet file */
+	int error;	   /* errno of the last failed packet write, 0 if none */
+	uint8_t *buf;	   /* the mapped current-packet file */
 	uint64_t file_end; /* bytes written to the stream file */
 	uint64_t seq;
 	size_t ctx_end;
@@ -109,7 +110,6 @@ void ht_stream_abandon(struct ht_stream *s);
  * another thread owns s; used at stream close and process exit.
  */
 void ht_stream_sync_discarded(struct ht_stream *s);
-
 
 /* Slow path of ht_stream_reserve. Return: a pointer to `need` bytes, or NULL (counted). */
 uint8_t *ht_stream_reserve_slow(struct ht_stream *s, size_t need);
