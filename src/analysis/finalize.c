@@ -85,7 +85,7 @@ static int gather(const struct ht_trace_process *p, struct fit *f, int *any_raw,
 					 ns = ht_le64(ev.payload + 9);
 
 				fit_add(f, raw, ns);
-				if (ev.payload[0] == HT_ANCHOR_EXIT) {
+				if (ev.payload[0] == HT_ANCHOR_EXIT || ev.payload[0] == HT_ANCHOR_EXEC) {
 					f->exit_raw = raw;
 					f->exit_ns = ns;
 					f->have_exit = 1;

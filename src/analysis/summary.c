@@ -88,6 +88,7 @@ static void take_event(struct ht_proc_summary *s, struct ht_thread_summary *th,
 		break;
 	case HT_EV_CLOCK_ANCHOR:
 		s->have_exit |= p[0] == HT_ANCHOR_EXIT;
+		s->have_exec |= p[0] == HT_ANCHOR_EXEC;
 		break;
 	case HT_EV_OS_STATUS:
 		/* a problem (off, partial) outranks the plain "recorded" note */

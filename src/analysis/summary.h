@@ -44,6 +44,7 @@ struct ht_proc_summary {
 	struct ht_thread_summary *threads;
 	unsigned int nthreads;
 	int have_exit;
+	int have_exec; /* the image ended in exec */
 	uint64_t bytes;
 	struct ht_device_summary *devices;
 	unsigned int ndevices;

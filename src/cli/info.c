@@ -100,7 +100,10 @@ static void print_process(const struct ht_trace_process *p, const struct ht_proc
 		printf("  os          %llu CPU-state intervals (running/preempted/blocked)%s\n",
 		       (unsigned long long)s->events_thread[HT_EV_CPU_STATE],
 		       s->lost[HT_LOST_OS_RECORD] ? ", with gaps where OS records were lost" : "");
-	if (!s->have_exit)
+	if (!s->have_exit && s->have_exec)
+		printf("  note        this image ended in exec: the process goes on in the "
+		       "directory of its next image (same pid)\n");
+	else if (!s->have_exit)
 		printf("  note        no exit record: the process crashed, was killed, or "
 		       "called _exit()\n");
 	if (s->raw_packets)
@@ -129,7 +132,7 @@ int ht_cmd_info(int argc, char **argv)
 	}
 	if (argc != 2 || argv[1][0] == '-')
 		return ht_usage_error("info", argc < 2 ? "no trace directory given"
-							: "expected exactly one trace directory");
+						       : "expected exactly one trace directory");
 	rc = ht_trace_open(&t, argv[1], &err);
 	if (rc) {
 		if (rc == -ENOENT && err.file[0] && !strcmp(err.file, argv[1]))

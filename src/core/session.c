@@ -10,7 +10,9 @@
  *   files (they are the parent's) and starts its own process directory on
  *   its next event. Strings interned before the fork keep their ids: the
  *   child re-emits the whole table into its own process stream.
- * - exec'd programs load libhetrace again through LD_PRELOAD and start over.
+ * - exec() ends the image's recording as exit does (core/exec.c); the new
+ *   image loads libhetrace again through LD_PRELOAD and starts over in a
+ *   directory of its own. A failed exec starts over the same way.
  * - With OS recording on, a thread's stream comes with its perf ring
  *   (core/os.h), drained at its packet switches, thread exit and process exit.
  */
@@ -64,9 +66,9 @@ static struct {
 	uint64_t lost_no_stream;
 	int warned_io;
 } S = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.dirfd = -1,
-	.procfd = -1,
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .dirfd = -1,
+    .procfd = -1,
 };
 
 static void warn_once(const char *what, int err)
@@ -253,16 +255,16 @@ static void ring_setup(void)
 static struct ht_stream_params stream_params(enum ht_stream_class sc, int vtid)
 {
 	struct ht_stream_params p = {
-		.sc = sc,
-		.vpid = (int)S.pid,
-		.vtid = vtid,
-		.procname = S.procname,
-		.uuid = S.uuid,
-		.instance_id = S.next_instance++,
-		.packet_size = S.cfg.packet_size,
-		.block = S.cfg.block,
-		.file_limit = S.file_limit,
-		.ring_slots = S.ring_slots,
+	    .sc = sc,
+	    .vpid = (int)S.pid,
+	    .vtid = vtid,
+	    .procname = S.procname,
+	    .uuid = S.uuid,
+	    .instance_id = S.next_instance++,
+	    .packet_size = S.cfg.packet_size,
+	    .block = S.cfg.block,
+	    .file_limit = S.file_limit,
+	    .ring_slots = S.ring_slots,
 	};
 	return p;
 }
@@ -384,8 +386,7 @@ err:
 
 		snprintf(msg, sizeof msg, "%s '%s/%s'", what, S.cfg.dir,
 			 S.procdir[0] ? S.procdir : "");
-		fprintf(stderr, "hetrace: %s: %s; this process runs untraced\n", msg,
-			strerror(-r));
+		fprintf(stderr, "hetrace: %s: %s; this process runs untraced\n", msg, strerror(-r));
 	}
 	return r;
 }
@@ -577,6 +578,17 @@ out:
 
 /* ---- fork and exit ---- */
 
+/* The next event creates a new process directory (S.lock held). */
+static void forget_process_dir(void)
+{
+	if (S.procfd >= 0)
+		close(S.procfd);
+	S.procfd = -1;
+	S.procdir[0] = '\0';
+	S.ready = 0;
+	S.lost_no_stream = 0;
+}
+
 static void fork_prepare(void)
 {
 	pthread_mutex_lock(&S.lock);
@@ -602,12 +614,7 @@ static void fork_child(void)
 	S.streams = NULL;
 	ht_stream_abandon(S.proc);
 	S.proc = NULL;
-	if (S.procfd >= 0)
-		close(S.procfd);
-	S.procfd = -1;
-	S.procdir[0] = '\0';
-	S.ready = 0;
-	S.lost_no_stream = 0;
+	forget_process_dir();
 	ht_tls_stream = HT_TLS_NONE;
 	pthread_setspecific(S.key, NULL);
 	pthread_mutex_unlock(&S.lock);
@@ -627,33 +634,70 @@ __attribute__((constructor)) static void session_load(void)
 	__atomic_store_n(&ht_active, 1, __ATOMIC_RELEASE);
 }
 
-__attribute__((destructor)) static void session_unload(void)
+/*
+ * Ends the process's recording as exit does (S.lock held): the calling
+ * thread's stream closed, every thread's OS ring drained, discard counts
+ * brought up to date, then the final anchor (`how`: exit or exec) and the
+ * process stream closed. Other threads' open packets are completed by
+ * `hetrace record`; their streams stay registered.
+ */
+static void close_process(enum ht_anchor_kind how)
 {
 	struct ht_stream *s = ht_tls_stream;
+	uint64_t lost = __atomic_load_n(&S.lost_no_stream, __ATOMIC_RELAXED);
 
+	if ((uintptr_t)s > (uintptr_t)HT_TLS_DEAD) {
+		ht_os_thread_close(s);
+		registry_remove(s);
+		ht_stream_destroy(s);
+	}
+	ht_os_process_exit(S.proc); /* the other threads' rings */
+	for (struct ht_stream *o = S.streams; o; o = o->next)
+		ht_stream_sync_discarded(o);
+	if (lost)
+		proc_lost(HT_LOST_NO_STREAM, lost);
+	proc_anchor(how);
+	ht_stream_destroy(S.proc);
+	S.proc = NULL;
+	S.closed = 1;
+}
+
+__attribute__((destructor)) static void session_unload(void)
+{
 	if (!S.cfg.dir)
 		return;
 	pthread_mutex_lock(&S.lock);
 	if (!S.ready && !S.failed && !S.closed && ht_active)
 		init_process(); /* every traced process appears, with or without events */
-	if (S.ready && !S.closed) {
-		uint64_t lost = __atomic_load_n(&S.lost_no_stream, __ATOMIC_RELAXED);
-
-		if ((uintptr_t)s > (uintptr_t)HT_TLS_DEAD) {
-			ht_os_thread_close(s);
-			registry_remove(s);
-			ht_stream_destroy(s);
-		}
-		ht_os_process_exit(S.proc); /* the other threads' rings */
-		for (struct ht_stream *o = S.streams; o; o = o->next)
-			ht_stream_sync_discarded(o);
-		if (lost)
-			proc_lost(HT_LOST_NO_STREAM, lost);
-		proc_anchor(HT_ANCHOR_EXIT);
-		ht_stream_destroy(S.proc);
-		S.proc = NULL;
-		S.closed = 1;
-	}
+	if (S.ready && !S.closed)
+		close_process(HT_ANCHOR_EXIT);
 	ht_tls_stream = HT_TLS_DEAD;
+	pthread_mutex_unlock(&S.lock);
+}
+
+void ht_session_exec(void)
+{
+	/* A vfork child shares our memory but is another process: hands off. */
+	if (!S.cfg.dir || getpid() != S.pid)
+		return;
+	pthread_mutex_lock(&S.lock);
+	if (S.ready && !S.closed) {
+		close_process(HT_ANCHOR_EXEC);
+		ht_tls_stream = HT_TLS_NONE;
+		pthread_setspecific(S.key, NULL);
+	}
+	pthread_mutex_unlock(&S.lock);
+}
+
+void ht_session_exec_failed(void)
+{
+	if (!S.cfg.dir || getpid() != S.pid)
+		return;
+	pthread_mutex_lock(&S.lock);
+	if (S.closed && S.ready) {
+		/* Start over on the next event, in a new directory, as an exec'd image does. */
+		forget_process_dir();
+		S.closed = 0;
+	}
 	pthread_mutex_unlock(&S.lock);
 }

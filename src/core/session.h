@@ -83,4 +83,12 @@ static inline uint8_t *ht_put_str(uint8_t *p, const char *s, size_t n)
 	return p + n + 1;
 }
 
+/*
+ * exec() of this process is about to run: ends its recording as exit would,
+ * with an "exec" anchor. Nothing in a vfork child or before any event.
+ */
+void ht_session_exec(void);
+/* The exec failed: the process records on, in a new directory from its next event. */
+void ht_session_exec_failed(void);
+
 #endif

@@ -15,7 +15,7 @@ const char *const ht_cmd_kind_names[HT_CMD_KIND_COUNT + 1] = {
     "unmap",  "migrate",  "marker",   "barrier",  "sync",     "other", NULL,
 };
 
-static const char *const anchor_kinds[] = {"start", "exit", "periodic", NULL};
+static const char *const anchor_kinds[] = {"start", "exit", "periodic", "exec", NULL};
 static const char *const lost_kinds[] = {"device_timestamp", "device_record", "os_record",
 					 "no_stream", NULL};
 static const char *const device_types[] = {"other", "cpu", "gpu", "accelerator", NULL};

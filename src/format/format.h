@@ -148,6 +148,7 @@ enum ht_anchor_kind {
 	HT_ANCHOR_START = 0,
 	HT_ANCHOR_EXIT = 1,
 	HT_ANCHOR_PERIODIC = 2,
+	HT_ANCHOR_EXEC = 3, /* the image is replaced by exec (the pid goes on in a new directory) */
 };
 
 /* lost event kinds (HT_EV_LOST) */

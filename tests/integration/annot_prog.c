@@ -6,6 +6,10 @@
  *   annot_prog threads T N  T threads named worker-K, N counters each (K*1e6+k)
  *   annot_prog fork N       parent N regions "parent", child 2N regions "child"
  *   annot_prog exec N       N regions "before-exec", then exec "single N"
+ *   annot_prog execfail N   N regions "before", a failing execv (prints its errno),
+ *                           N regions "after"
+ *   annot_prog vfork N      N regions "parent", a vfork child execs "single N",
+ *                           then N regions "parent-after"
  *   annot_prog system N     system("<self> single N") and posix_spawn of the same
  *   annot_prog spin         counters 0,1,2,... forever; prints "ready" after 100000
  *   annot_prog big N        N counters (for loss and packet wrap-around tests)
@@ -17,6 +21,7 @@
 #include <hetrace/hetrace.h>
 
 #include "core/recorder.h"
+#include <errno.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -114,6 +119,30 @@ int main(int argc, char **argv)
 		execl("/proc/self/exe", argv[0], "single", count, (char *)NULL);
 		perror("exec");
 		return 1;
+	} else if (!strcmp(mode, "execfail")) {
+		char *args[] = {"nothing", NULL};
+		int r;
+
+		regions("before", n);
+		errno = 0;
+		r = execv("/nonexistent/nothing", args);
+		printf("execv: %d errno %s\n", r, errno == ENOENT ? "ENOENT" : "other");
+		regions("after", n);
+	} else if (!strcmp(mode, "vfork")) {
+		char count[32];
+		pid_t pid;
+		int st;
+
+		regions("parent", n);
+		snprintf(count, sizeof count, "%ld", n);
+		pid = vfork();
+		if (pid == 0) {
+			execl("/proc/self/exe", argv[0], "single", count, (char *)NULL);
+			_exit(127);
+		}
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+			return 1;
+		regions("parent-after", n);
 	} else if (!strcmp(mode, "system")) {
 		char cmd[4200], self[4096], count[32];
 		ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -141,8 +170,8 @@ int main(int argc, char **argv)
 		}
 	} else if (!strcmp(mode, "api")) {
 		static const struct ht_fn_desc fns[] = {
-			{"fakeInit", ""},
-			{"fakeRead", "queue:h,size:u,offset:i"},
+		    {"fakeInit", ""},
+		    {"fakeRead", "queue:h,size:u,offset:i"},
 		};
 		static const struct ht_fn_table tab = {"fake", HT_FN_BASE_XPTI + 0x800, 2, fns};
 

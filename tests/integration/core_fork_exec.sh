@@ -1,5 +1,8 @@
 # fork: the child records into its own directory, the parent's events are not duplicated.
-# exec: the new image gets its own directory (same pid, suffixed name).
+# exec: the image before ends with an exec anchor (not as if killed, its OS
+# switches kept) and the new image gets its own directory (same pid); a failed
+# exec goes on recording in a new directory; a vfork child's exec leaves the
+# parent's recording alone.
 # system() and posix_spawn children are traced too.
 . "$(dirname "$0")/lib.sh"
 "$HT" record -q -o f -- "$PROG" fork 100 || fail "fork: record exited $?"
@@ -17,7 +20,8 @@ assert_eq "$ppid" "${parent%%-*}" "fork: child's ppid"
 check_valid f
 bt2_read f b.txt
 
-"$HT" record -q -o e -- "$PROG" exec 50 || fail "exec: record exited $?"
+"$HT" record -q -o e -- "$PROG" exec 50 2>e.err || fail "exec: record exited $?"
+! grep -q salvaged e.err || fail "exec: the image before exec looked killed: $(cat e.err)"
 dump e d2.txt
 assert_eq "$(ls -d e/*/ | wc -l)" 2 "exec: process directories"
 assert_eq "$(count ' region_begin name=before-exec$' d2.txt)" 50 "exec: events before exec"
@@ -25,7 +29,28 @@ assert_eq "$(count ' counter name=i ' d2.txt)" 50 "exec: events after exec"
 pre=$(awk '/ name=before-exec$/ { print $1 }' d2.txt | sort -u)
 post=$(awk '/ counter name=i / { print $1 }' d2.txt | sort -u)
 [ "$pre" != "$post" ] && [ "${pre%%-*}" = "${post%%-*}" ] || fail "exec: dirs '$pre' '$post'"
+assert_eq "$(grep -c "^$pre .* clock_anchor kind=exec" d2.txt)" 1 "exec: the exec anchor"
+assert_eq "$(grep -c "^$pre .* clock_anchor kind=exit" d2.txt)" 0 "exec: no exit anchor before exec"
+assert_eq "$(grep -c "^$post .* clock_anchor kind=exit" d2.txt)" 1 "exec: the new image's exit"
+"$HT" info e | grep -q "ended in exec" || fail "exec: info does not say the image ended in exec"
 check_valid e
+
+"$HT" record -q -o x -- "$PROG" execfail 20 >x.out || fail "execfail: record exited $?"
+assert_eq "$(cat x.out)" "execv: -1 errno ENOENT" "execfail: what the program saw"
+dump x dx.txt
+assert_eq "$(ls -d x/*/ | wc -l)" 2 "execfail: process directories"
+assert_eq "$(count ' region_begin name=before$' dx.txt)" 20 "execfail: events before"
+assert_eq "$(count ' region_begin name=after$' dx.txt)" 20 "execfail: events after"
+check_valid x
+
+"$HT" record -q -o v -- "$PROG" vfork 30 2>v.err || fail "vfork: record exited $?"
+! grep -q salvaged v.err || fail "vfork: $(cat v.err)"
+dump v dv.txt
+vp=$(awk '/ name=parent$/ { print $1 }' dv.txt | sort -u)
+assert_eq "$(grep -c "^$vp .* region_begin name=parent-after$" dv.txt)" 30 "vfork: parent after"
+assert_eq "$(grep -c "^$vp .* clock_anchor kind=exec" dv.txt)" 0 "vfork: parent has no exec anchor"
+assert_eq "$(count ' counter name=i ' dv.txt)" 30 "vfork: the exec'd child's events"
+check_valid v
 
 "$HT" record -q -o s -- "$PROG" system 5 || fail "system: record exited $?"
 dump s d3.txt
