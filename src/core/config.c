@@ -106,6 +106,23 @@ void ht_config_load(struct ht_config *c)
 			c->ring_slots = (unsigned int)n;
 	}
 
+	/* The sources read HETRACE_API themselves; names none of them knows are typos. */
+	v = getenv("HETRACE_API");
+	for (const char *p = v; p && *p;) {
+		static const char *const names[] = {"opencl", "cuda", "nvtx", "xpti"};
+		size_t len = strcspn(p, ",");
+		int known = 0;
+
+		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+			known |= len == strlen(names[i]) && !strncmp(p, names[i], len);
+		if (!known)
+			fprintf(stderr,
+				"hetrace: ignoring '%.*s' in HETRACE_API='%s': expected opencl, cuda, "
+				"nvtx or xpti\n",
+				(int)len, p, v);
+		p += len + (p[len] == ',');
+	}
+
 	v = getenv("HETRACE_TSC_HZ");
 	if (v && *v) {
 		char *end;

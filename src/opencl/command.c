@@ -27,6 +27,7 @@
  * an app event is not hidden from CL_EVENT_REFERENCE_COUNT meanwhile. So
  * deferred collection, which loses nothing, stays the default.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,6 +113,11 @@ static int collect_by_callback(void)
 		const char *v = getenv("HETRACE_CL_COLLECT");
 
 		mode = v && !strcmp(v, "callback");
+		if (v && *v && !mode && strcmp(v, "deferred"))
+			fprintf(stderr,
+				"hetrace: ignoring HETRACE_CL_COLLECT='%s': expected deferred or "
+				"callback; using deferred\n",
+				v);
 	}
 	return mode;
 }

@@ -44,10 +44,13 @@ bad=$(find a -type f ! -perm 600 | head -1)
 [ -z "$bad" ] || fail "file with mode other than 0600: $bad"
 
 # bad HETRACE_* values: one warning each, defaults used, recording goes on
-HETRACE_MODE=sideways HETRACE_BUFFER=3 "$HT" record -q -o e -- "$PROG" single 5 2>err.txt ||
-	fail "record with bad env values failed"
+HETRACE_MODE=sideways HETRACE_BUFFER=3 HETRACE_API=nvtx,opencl2 "$HT" record -q -o e -- \
+	"$PROG" single 5 2>err.txt || fail "record with bad env values failed"
 assert_eq "$(grep -c "hetrace: ignoring HETRACE_MODE='sideways'" err.txt)" 1 "HETRACE_MODE warning"
 assert_eq "$(grep -c "hetrace: ignoring HETRACE_BUFFER='3'" err.txt)" 1 "HETRACE_BUFFER warning"
+assert_eq "$(grep -c "hetrace: ignoring 'opencl2' in HETRACE_API='nvtx,opencl2'" err.txt)" 1 \
+	"HETRACE_API warning"
+assert_eq "$(wc -l <err.txt)" 3 "one line per bad value"
 "$DUMP" e | grep -c ' counter name=i ' | grep -qx 5 || fail "bad env values lost events"
 
 # SIGTERM sent to hetrace alone reaches the command

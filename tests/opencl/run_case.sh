@@ -75,6 +75,12 @@ clSetKernelArg,clEnqueueNDRangeKernel,clEnqueueReadBuffer,clFinish,clReleaseMemO
 clReleaseMemObject,clReleaseMemObject,clReleaseKernel,clReleaseProgram,clReleaseCommandQueue,\
 clReleaseContext
 	"$bin/hetrace" info "$work/vecadd" | grep -E "api_begin 25, api_end 25, .*device_command 4"
+	# a bad collection mode: one warning, deferred collection, nothing lost
+	HETRACE_CL_COLLECT=sometimes "$bin/hetrace" record -q -o "$work/vc" -- "$bin/vecadd" 4096 \
+		>"$work/vc.out" 2>"$work/vc.err"
+	[ "$(cat "$work/vc.err")" = "hetrace: ignoring HETRACE_CL_COLLECT='sometimes': expected\
+ deferred or callback; using deferred" ] || { echo "FAIL: $(cat "$work/vc.err")"; exit 1; }
+	$check "$work/vc" --commands 4 --failed 0
 	;;
 transparency)
 	scen="queues buffers images maps ooo failing refcounts ext threads"
