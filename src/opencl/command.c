@@ -18,14 +18,15 @@
  * HETRACE_CL_COLLECT=callback collects instead from a completion callback
  * (clSetEventCallback) on the runtime's thread, to measure the two against
  * each other (bench/opencl.sh). Measured on PoCL 3.1 (ns over untraced,
- * medians of 7): basic device read 4 KiB 332 deferred / 302 callback,
- * kernel+finish 567 / 528; pthread device read 4 KiB 4871 / 5625,
- * kernel+finish 10605 / 6765. Callbacks are cheaper in three cases of four,
- * but PoCL never calls back for a command aborted by a failed user-event
- * dependency (the command is lost: opencl_transparency_events fails in that
- * mode), nothing claims commands still running at exit, and our reference on
- * an app event is not hidden from CL_EVENT_REFERENCE_COUNT meanwhile. So
- * deferred collection, which loses nothing, stays the default.
+ * medians of 7): basic device read 4 KiB 168 deferred / 191 callback,
+ * kernel+finish 219 / 256; pthread device read 4 KiB 8019 / 8796,
+ * kernel+finish 9791 / 11033. Deferred collection is cheaper in all four
+ * (callbacks were cheaper in three of four before deferred collection lost
+ * its clock_gettime calls). Callbacks also lose commands: PoCL never calls
+ * back for a command aborted by a failed user-event dependency
+ * (opencl_transparency_events fails in that mode), nothing claims commands
+ * still running at exit, and our reference on an app event is not hidden
+ * from CL_EVENT_REFERENCE_COUNT meanwhile. Deferred is the default.
  */
 #include <stdio.h>
 #include <stdlib.h>
