@@ -24,13 +24,34 @@ static int push(struct ht_sync_point **v, uint64_t *n, uint64_t *cap, double x, 
 	return 0;
 }
 
+unsigned int ht_sync_samples(const struct ht_event *ev, struct ht_sync_sample out[2])
+{
+	const uint8_t *p = ev->payload;
+
+	if (ev->sc != HT_SC_DEVICE)
+		return 0;
+	if (ev->id == HT_EV_CLOCK_PAIR && ev->size >= 21) {
+		out[0] = (struct ht_sync_sample){ht_le32(p), (enum ht_pair_kind)p[4],
+						 ht_le64(p + 5), ht_le64(p + 13)};
+		return 1;
+	}
+	if (ev->id != HT_EV_DEVICE_COMMAND || ev->size < HT_DC_SIZE ||
+	    !ht_le64(p + HT_DC_HOST_BEFORE))
+		return 0;
+	out[0] = (struct ht_sync_sample){ht_le32(p + 16), HT_PAIR_HOST_BEFORE,
+					 ht_le64(p + HT_DC_QUEUED), ht_le64(p + HT_DC_HOST_BEFORE)};
+	out[1] = (struct ht_sync_sample){ht_le32(p + 16), HT_PAIR_HOST_AFTER,
+					 ht_le64(p + HT_DC_END), ev->ts};
+	return 2;
+}
+
 void ht_clock_sync_add(struct ht_clock_sync *cs, enum ht_pair_kind kind, uint64_t device_ts,
 		       uint64_t host_ns)
 {
 	double x, y;
 
-	if (!device_ts || !host_ns || kind > HT_PAIR_HOST_AFTER)
-		return; /* a missing timestamp bounds nothing; a RAW host time is not ns */
+	if (!device_ts || !host_ns)
+		return; /* a missing timestamp bounds nothing */
 	if (!cs->have_origin) {
 		cs->d0 = device_ts;
 		cs->h0 = host_ns;

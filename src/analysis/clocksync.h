@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 
+#include "analysis/packet.h"
 #include "format/format.h"
 
 struct ht_sync_point {
@@ -48,6 +49,20 @@ struct ht_clock_map {
 	double bound_ns; /* error bound; the violation when INCONSISTENT */
 	uint64_t samples;
 };
+
+/* One bounding pair, as a device-stream event holds it. */
+struct ht_sync_sample {
+	uint32_t device;
+	enum ht_pair_kind kind;
+	uint64_t device_ts, host_ns;
+};
+
+/*
+ * The samples of a device-stream event: a clock_pair is one; a device
+ * command with a host_before time is two (host_before <= QUEUED, END <= the
+ * event's own time: format.h). Return: how many were stored in out.
+ */
+unsigned int ht_sync_samples(const struct ht_event *ev, struct ht_sync_sample out[2]);
 
 void ht_clock_sync_add(struct ht_clock_sync *cs, enum ht_pair_kind kind, uint64_t device_ts,
 		       uint64_t host_ns);

@@ -2,8 +2,9 @@
  * Finalizing a process trace after recording: salvages packets that were
  * still in progress when their process died (the ".<stream>.cur" files),
  * trims torn packets at stream ends (a crash in the middle of an append) and
- * converts RAW packets, whose event timestamps (and the host times of their
- * clock-sync bounds) are cycle-counter values, to CLOCK_MONOTONIC ns in place.
+ * converts RAW packets, whose event timestamps (and the host_before times of
+ * their device commands) are cycle-counter values, to CLOCK_MONOTONIC ns in
+ * place.
  *
  * The conversion is exact at every packet boundary: each packet carries the
  * (counter, ns) anchor pair taken when it was opened and, once closed, the
@@ -105,19 +106,17 @@ static int gather(const struct ht_trace_process *p, struct fit *f, int *any_raw,
 }
 
 /*
- * The host time of a RAW clock-sync bound: converted with the packet's slope
- * like the timestamps, but neither clamped into the packet (the enqueue it
- * stands for may precede the packet) nor rounded to nearest: outwards, so a
- * bound stays a bound.
+ * A RAW device command's host_before (format.h, HT_DC_HOST_BEFORE):
+ * converted with the packet's slope like the timestamps, but neither
+ * clamped into the packet (the enqueue it stands for may precede the
+ * packet) nor rounded to nearest: down, so it stays a lower bound.
  */
-static void convert_bound(uint8_t *p, uint64_t a_raw, uint64_t a_ns, double s)
+static void convert_host_before(uint8_t *p, uint64_t a_raw, uint64_t a_ns, double s)
 {
-	int after = p[4] == HT_PAIR_HOST_AFTER_RAW;
-	double d = (double)(int64_t)(ht_le64(p + 13) - a_raw) * s;
-	int64_t dn = (int64_t)(after ? ceil(d) : floor(d));
+	uint64_t raw = ht_le64(p);
 
-	ht_put64(p + 13, a_ns + (uint64_t)dn);
-	p[4] = after ? HT_PAIR_HOST_AFTER : HT_PAIR_HOST_BEFORE;
+	if (raw)
+		ht_put64(p, a_ns + (uint64_t)(int64_t)floor((double)(int64_t)(raw - a_raw) * s));
 }
 
 static int convert_packet(struct ht_stream_reader *r, const struct fit *f, double slope,
@@ -145,10 +144,9 @@ static int convert_packet(struct ht_stream_reader *r, const struct fit *f, doubl
 			ns = prev_ns;
 		if (ns > hi_ns)
 			ns = hi_ns;
-		if (ev.sc == HT_SC_DEVICE && ev.id == HT_EV_CLOCK_PAIR && ev.size >= 21 &&
-		    (ev.payload[4] == HT_PAIR_HOST_BEFORE_RAW ||
-		     ev.payload[4] == HT_PAIR_HOST_AFTER_RAW))
-			convert_bound((uint8_t *)ev.payload, a_raw, a_ns, s);
+		if (ev.sc == HT_SC_DEVICE && ev.id == HT_EV_DEVICE_COMMAND && ev.size >= HT_DC_SIZE)
+			convert_host_before((uint8_t *)ev.payload + HT_DC_HOST_BEFORE, a_raw, a_ns,
+					    s);
 		if (ev.header_size == HT_EH_COMPACT_SIZE) {
 			if (ns - prev_ns >= ((uint64_t)1 << HT_EH_COMPACT_BITS))
 				break; /* cannot happen with the writer's compact limit */

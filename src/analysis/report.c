@@ -107,15 +107,16 @@ struct device_pass {
 static int sync_sample(void *ctx, unsigned int proc, const struct ht_event *ev)
 {
 	struct device_pass *dp = ctx;
-	struct ht_device_report *d;
+	struct ht_sync_sample smp[2];
+	unsigned int n = ht_sync_samples(ev, smp);
 
-	if (ev->id != HT_EV_CLOCK_PAIR)
-		return 0;
-	d = device(dp->r, dp->pi[proc].pid, ht_le32(ev->payload));
-	if (!d)
-		return -ENOMEM;
-	ht_clock_sync_add(&d->cs, (enum ht_pair_kind)ev->payload[4], ht_le64(ev->payload + 5),
-			  ht_le64(ev->payload + 13));
+	for (unsigned int i = 0; i < n; i++) {
+		struct ht_device_report *d = device(dp->r, dp->pi[proc].pid, smp[i].device);
+
+		if (!d)
+			return -ENOMEM;
+		ht_clock_sync_add(&d->cs, smp[i].kind, smp[i].device_ts, smp[i].host_ns);
+	}
 	return 0;
 }
 
@@ -157,17 +158,16 @@ static uint64_t to_host(const struct ht_device_report *d, uint8_t domain, uint64
 }
 
 /* Checks a bounding pair against the device's map: was the window respected? */
-static void check_window(struct ht_device_report *d, const uint8_t *p)
+static void check_window(struct ht_device_report *d, const struct ht_sync_sample *smp)
 {
-	uint64_t dev_ts = ht_le64(p + 5), host = ht_le64(p + 13);
 	double slack = d->map.quality == HT_SYNC_OK ? d->map.bound_ns + 1 : 0;
-	double mapped = (double)ht_clock_map_apply(&d->map, dev_ts);
+	double mapped = (double)ht_clock_map_apply(&d->map, smp->device_ts);
 
-	if (p[4] == HT_PAIR_EXACT || d->map.quality == HT_SYNC_NONE)
+	if (smp->kind == HT_PAIR_EXACT || d->map.quality == HT_SYNC_NONE)
 		return;
 	d->window_checked++;
-	if ((p[4] == HT_PAIR_HOST_BEFORE && mapped + slack < (double)host) ||
-	    (p[4] == HT_PAIR_HOST_AFTER && mapped - slack > (double)host))
+	if ((smp->kind == HT_PAIR_HOST_BEFORE && mapped + slack < (double)smp->host_ns) ||
+	    (smp->kind == HT_PAIR_HOST_AFTER && mapped - slack > (double)smp->host_ns))
 		d->window_outside++;
 }
 
@@ -231,15 +231,17 @@ static int take_command(struct ht_report *r, struct ht_proc_info *pi, const uint
 static int device_event(void *ctx, unsigned int proc, const struct ht_event *ev)
 {
 	struct device_pass *dp = ctx;
+	struct ht_sync_sample smp[2];
+	unsigned int n = ht_sync_samples(ev, smp);
 
-	if (ev->id == HT_EV_DEVICE_COMMAND)
-		return take_command(dp->r, &dp->pi[proc], ev->payload);
-	if (ev->id == HT_EV_CLOCK_PAIR) {
-		struct ht_device_report *d = device(dp->r, dp->pi[proc].pid, ht_le32(ev->payload));
+	for (unsigned int i = 0; i < n; i++) {
+		struct ht_device_report *d = device(dp->r, dp->pi[proc].pid, smp[i].device);
 
 		if (d)
-			check_window(d, ev->payload);
+			check_window(d, &smp[i]);
 	}
+	if (ev->id == HT_EV_DEVICE_COMMAND)
+		return take_command(dp->r, &dp->pi[proc], ev->payload);
 	return 0;
 }
 

@@ -59,11 +59,15 @@ static void take_event(struct ht_proc_summary *s, struct ht_thread_summary *th,
 	if (ev->sc == HT_SC_DEVICE) {
 		struct ht_device_summary *d;
 
+		struct ht_sync_sample smp[2];
+		unsigned int n = ht_sync_samples(ev, smp);
+
 		s->events_device[ev->id]++;
-		if (ev->id == HT_EV_CLOCK_PAIR && (d = device_slot(s, ht_le32(p))))
-			ht_clock_sync_add(&d->cs, (enum ht_pair_kind)p[4], ht_le64(p + 5),
-					  ht_le64(p + 13));
-		else if (ev->id == HT_EV_DEVICE_COMMAND && (d = device_slot(s, ht_le32(p + 16))))
+		for (unsigned int i = 0; i < n; i++)
+			if ((d = device_slot(s, smp[i].device)))
+				ht_clock_sync_add(&d->cs, smp[i].kind, smp[i].device_ts,
+						  smp[i].host_ns);
+		if (ev->id == HT_EV_DEVICE_COMMAND && (d = device_slot(s, ht_le32(p + 16))))
 			d->commands++;
 		return;
 	}

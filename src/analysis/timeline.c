@@ -220,15 +220,17 @@ const struct ht_clock_map *ht_timeline_clock_map(const struct ht_timeline *tl, i
 static int sync_sample(void *ctx, unsigned int proc, const struct ht_event *ev)
 {
 	struct ht_timeline *tl = ctx;
-	struct ht_tl_device *d;
+	struct ht_sync_sample smp[2];
+	unsigned int n = ht_sync_samples(ev, smp);
 
-	if (ev->id != HT_EV_CLOCK_PAIR)
-		return 0;
-	d = tl_device(tl, atoi(tl->trace->procs[proc].name), ht_le32(ev->payload));
-	if (!d)
-		return -ENOMEM;
-	ht_clock_sync_add(&d->cs, (enum ht_pair_kind)ev->payload[4], ht_le64(ev->payload + 5),
-			  ht_le64(ev->payload + 13));
+	for (unsigned int i = 0; i < n; i++) {
+		struct ht_tl_device *d =
+		    tl_device(tl, atoi(tl->trace->procs[proc].name), smp[i].device);
+
+		if (!d)
+			return -ENOMEM;
+		ht_clock_sync_add(&d->cs, smp[i].kind, smp[i].device_ts, smp[i].host_ns);
+	}
 	return 0;
 }
 

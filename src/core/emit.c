@@ -357,39 +357,19 @@ HT_EXPORT struct ht_stream *ht_device_stream_create(uint32_t device, uint64_t qu
 	return ht_session_stream_create(HT_SC_DEVICE, "device", device, queue);
 }
 
-#define DEVICE_COMMAND_SIZE (8 + 8 + 4 + 1 + 4 + 4 + 1 + 5 * 8 + 4 + 48)
-
-static void write_clock_pair(struct ht_stream *s, uint64_t t, uint32_t device,
-			     enum ht_pair_kind kind, uint64_t device_ts, uint64_t host)
-{
-	uint8_t *p = ht_event_begin_at(s, HT_EV_CLOCK_PAIR, 21, t);
-
-	if (!p)
-		return;
-	ht_put32(p, device);
-	p[4] = (uint8_t)kind;
-	ht_put64(p + 5, device_ts);
-	ht_put64(p + 13, host);
-	ht_stream_commit(s, p + 21);
-}
-
 /*
- * One lock hold and one clock read for the command and its two bounds: the
- * bounds' host times are raw clock values (the RAW kinds, which finalizing
- * converts) where the clock is the cycle counter, so neither needs a
- * clock_gettime; the "after" bound is this event's own time.
+ * The command carries its clock-sync bounds itself (format.h,
+ * HT_DC_HOST_BEFORE): host_before is a raw clock value, converted with the
+ * timestamps when the packet is RAW, so the enqueue needs no clock_gettime.
  */
 HT_EXPORT void ht_emit_device_command(struct ht_stream *s, const struct ht_device_command *c)
 {
-	int raw = ht_clock_state.use_tsc;
-	uint64_t t;
 	uint8_t *p;
 
 	if (!s)
 		return;
 	pthread_mutex_lock(&s->lock);
-	t = ht_clock_raw();
-	p = ht_event_begin_at(s, HT_EV_DEVICE_COMMAND, DEVICE_COMMAND_SIZE, t);
+	p = ht_event_begin(s, HT_EV_DEVICE_COMMAND, HT_DC_SIZE);
 	if (p) {
 		ht_put64(p, c->corr);
 		ht_put64(p + 8, c->queue);
@@ -398,22 +378,16 @@ HT_EXPORT void ht_emit_device_command(struct ht_stream *s, const struct ht_devic
 		ht_put32(p + 21, c->cmd);
 		ht_put32(p + 25, (uint32_t)c->status);
 		p[29] = (uint8_t)c->ts_domain;
-		ht_put64(p + 30, c->queued);
+		ht_put64(p + HT_DC_QUEUED, c->queued);
 		ht_put64(p + 38, c->submit);
 		ht_put64(p + 46, c->start);
-		ht_put64(p + 54, c->end);
+		ht_put64(p + HT_DC_END, c->end);
 		ht_put64(p + 62, c->bytes);
 		ht_put32(p + 70, c->name);
 		memcpy(p + 74, c->global, 24);
 		memcpy(p + 98, c->local, 24);
-		ht_stream_commit(s, p + DEVICE_COMMAND_SIZE);
-	}
-	if (c->host_before_raw && c->queued && c->end) {
-		write_clock_pair(s, t, c->device,
-				 raw ? HT_PAIR_HOST_BEFORE_RAW : HT_PAIR_HOST_BEFORE, c->queued,
-				 c->host_before_raw);
-		write_clock_pair(s, t, c->device, raw ? HT_PAIR_HOST_AFTER_RAW : HT_PAIR_HOST_AFTER,
-				 c->end, t);
+		ht_put64(p + HT_DC_HOST_BEFORE, c->host_before_raw);
+		ht_stream_commit(s, p + HT_DC_SIZE);
 	}
 	pthread_mutex_unlock(&s->lock);
 }
@@ -421,9 +395,18 @@ HT_EXPORT void ht_emit_device_command(struct ht_stream *s, const struct ht_devic
 HT_EXPORT void ht_emit_clock_pair(struct ht_stream *s, uint32_t device, uint64_t device_ts,
 				  uint64_t host_ns)
 {
+	uint8_t *p;
+
 	if (!s)
 		return;
 	pthread_mutex_lock(&s->lock);
-	write_clock_pair(s, ht_clock_raw(), device, HT_PAIR_EXACT, device_ts, host_ns);
+	p = ht_event_begin(s, HT_EV_CLOCK_PAIR, 21);
+	if (p) {
+		ht_put32(p, device);
+		p[4] = (uint8_t)HT_PAIR_EXACT;
+		ht_put64(p + 5, device_ts);
+		ht_put64(p + 13, host_ns);
+		ht_stream_commit(s, p + 21);
+	}
 	pthread_mutex_unlock(&s->lock);
 }

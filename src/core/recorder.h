@@ -46,10 +46,10 @@ struct ht_device_command {
 	uint32_t name; /* string id, 0 if none */
 	uint64_t global[3], local[3];
 	/*
-	 * Nonzero (with queued and end): also write the clock-sync bounds
-	 * "this host time, read before the enqueue, precedes queued" and "end
-	 * precedes the time of this event". A raw clock value, such as
-	 * ht_emit_api_begin's return, saves the enqueue a clock_gettime.
+	 * The host clock (raw, as ht_emit_api_begin returns it: that saves the
+	 * enqueue a clock read) just before the enqueue, 0 if unknown. With
+	 * queued and end it makes the command its own pair of clock-sync bounds
+	 * (format.h, HT_DC_HOST_BEFORE).
 	 */
 	uint64_t host_before_raw;
 };

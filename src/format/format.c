@@ -91,9 +91,9 @@ static const struct ht_field f_device_command[] = {
     {"name", HT_T_STRID, 0},
     {"global", HT_T_U64X3, 0},
     {"local", HT_T_U64X3, 0},
+    {"host_before", HT_T_U64, 0},
 };
-static const char *const pair_kinds[] = {"exact",	    "host_before",    "host_after",
-					 "host_before_raw", "host_after_raw", NULL};
+static const char *const pair_kinds[] = {"exact", "host_before", "host_after", NULL};
 static const struct ht_field f_clock_pair[] = {{"device", HT_T_U32, 0},
 					       {"kind", HT_T_ENUM8, pair_kinds},
 					       {"device_ts", HT_T_U64, 0},

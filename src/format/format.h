@@ -208,18 +208,27 @@ enum ht_ts_domain {
  * clock_pair kinds: how a host time relates to the device time it is paired
  * with. EXACT: read together (e.g. clGetDeviceAndHostTimer). HOST_BEFORE:
  * the host time precedes the device event (enqueue time vs QUEUED).
- * HOST_AFTER: it follows it (completion seen vs END). The RAW variants, only
- * in RAW packets, hold the host time as a raw counter value like the event
- * timestamps; finalizing converts them to the plain kinds with ns (rounded
- * outwards, so a bound stays a bound). A reader skips any left RAW.
+ * HOST_AFTER: it follows it (completion seen vs END). A device_command
+ * carries its own pair of bounds instead (see HT_DC_HOST_BEFORE).
  */
 enum ht_pair_kind {
 	HT_PAIR_EXACT = 0,
 	HT_PAIR_HOST_BEFORE = 1,
 	HT_PAIR_HOST_AFTER = 2,
-	HT_PAIR_HOST_BEFORE_RAW = 3,
-	HT_PAIR_HOST_AFTER_RAW = 4,
 };
+
+/*
+ * device_command payload: offsets of the fields the readers use, and its size.
+ * host_before, when not 0, is a host time read before the enqueue: with
+ * QUEUED it bounds the device clock from below (host_before <= queued), and
+ * END with the event's own time bounds it from above (completion was seen
+ * before the command was written). In RAW packets it is a raw counter value
+ * like the timestamps; finalizing converts it (rounded down: it stays a bound).
+ */
+#define HT_DC_QUEUED	  30
+#define HT_DC_END	  54
+#define HT_DC_HOST_BEFORE 122
+#define HT_DC_SIZE	  130
 
 /* device types (device_info) */
 enum ht_device_type {

@@ -11,9 +11,9 @@
  * after blocking enqueues, clFinish, clWaitForEvents, before releases and
  * reference-count queries, when a queue has many pending events, and at
  * exit. Collection reads the status and the four profiling timestamps,
- * emits the command and two clock-sync pairs (host before the enqueue ≤
- * device QUEUED; device END ≤ host when completion was seen), and releases
- * our reference.
+ * emits the command with its two clock-sync bounds (host before the
+ * enqueue ≤ device QUEUED; device END ≤ the command's own time, after
+ * completion was seen), and releases our reference.
  *
  * HETRACE_CL_COLLECT=callback collects instead from a completion callback
  * (clSetEventCallback) on the runtime's thread, to measure the two against

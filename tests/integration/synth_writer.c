@@ -162,22 +162,22 @@ void ht_synth_command(uint64_t collected, uint64_t corr, enum ht_cmd_kind kind,
 {
 	uint8_t *p = ht_synth_event(HT_EV_DEVICE_COMMAND, collected);
 
-	memset(p, 0, 122);
+	memset(p, 0, HT_DC_SIZE); /* host_before 0: bounds come from the pairs written apart */
 	ht_put64(p, corr);
 	ht_put64(p + 8, HT_SYNTH_QUEUE);
 	p[20] = (uint8_t)kind;
 	p[29] = (uint8_t)dom;
 	for (int i = 0; i < 4; i++)
-		ht_put64(p + 30 + 8 * i, (uint64_t)((int64_t)(HT_SYNTH_BASE + times[i]) + dev_offset));
+		ht_put64(p + 30 + 8 * i,
+			 (uint64_t)((int64_t)(HT_SYNTH_BASE + times[i]) + dev_offset));
 	ht_put64(p + 62, bytes);
 	ht_put32(p + 70, name);
 	if (kind == HT_CMD_KERNEL)
 		ht_put64(p + 74, 1024);
-	ht_synth_done(122);
+	ht_synth_done(HT_DC_SIZE);
 }
 
-void ht_synth_pair(uint64_t collected, enum ht_pair_kind kind, uint64_t host_t,
-		   uint64_t dev_behind)
+void ht_synth_pair(uint64_t collected, enum ht_pair_kind kind, uint64_t host_t, uint64_t dev_behind)
 {
 	uint8_t *p = ht_synth_event(HT_EV_CLOCK_PAIR, collected);
 

@@ -11,8 +11,9 @@ Always checked:
   - every completed command (status 0) has 0 < QUEUED <= SUBMIT <= START <= END;
   - a command's bytes equal its enqueue's `bytes` argument, and for
     clEnqueue{Read,Write,Fill,Copy}Buffer and Map/SVM calls its `size` argument;
-  - clock_pair events bound device time as promised (pairs come per command:
-    host before QUEUED, then END before host).
+  - every completed command carries its clock-sync bounds: host_before (a
+    host time read before its enqueue) <= QUEUED, and END <= the command
+    event's own time; one device->host offset satisfies all of them.
 
 Expectations (each may repeat):
   --count FN=N        exactly N calls of FN
@@ -77,7 +78,6 @@ def main():
     stacks = collections.defaultdict(list)
     ends_by_corr = collections.defaultdict(list)
     commands = []
-    pairs_by_stream = collections.defaultdict(list)
     for m in bt2.TraceCollectionMessageIterator(a.trace):
         if type(m) is not bt2._EventMessageConst:
             continue
@@ -107,12 +107,9 @@ def main():
             c = {k: (list(map(int, v)) if k in ("global", "local") else
                      (v.labels[0] if k in ("kind", "ts_domain") else int(v)))
                  for k, v in c.items()}
+            # the clock's value is CLOCK_MONOTONIC ns (its offset is the epoch)
+            c["at"] = m.default_clock_snapshot.value
             commands.append(c)
-            pairs_by_stream[int(ctx["queue"])].append(("cmd", c))
-        elif e.name == "hetrace:clock_pair":
-            pairs_by_stream[int(ctx["queue"])].append(("pair", int(p["device_ts"]),
-                                                       int(p["host_ns"]),
-                                                       p["kind"].labels[0]))
     for tid, st in stacks.items():
         if st:
             fail("thread %d: api_begin without api_end: %s" % (tid, st))
@@ -152,32 +149,23 @@ def main():
             fail("%s corr %d: bytes %d != size %s" % (fn, c["corr"], c["bytes"],
                                                       args.get("size")))
 
-    # clock pairs: after each completed command come (QUEUED, host before) and (END, host after)
+    # clock-sync bounds: every completed command has host_before <= QUEUED + offset and
+    # END + offset <= its own time, for one offset device->host
     npairs = 0
-    for q, evs in pairs_by_stream.items():
-        for i, ev in enumerate(evs):
-            if ev[0] != "cmd" or ev[1]["status"] != 0:
-                continue
-            c = ev[1]
-            p1 = evs[i + 1] if i + 1 < len(evs) else None
-            p2 = evs[i + 2] if i + 2 < len(evs) else None
-            if not p1 or not p2 or p1[0] != "pair" or p2[0] != "pair":
-                fail("corr %d: clock pairs missing" % c["corr"])
-            if p1[1] != c["queued"] or p2[1] != c["end"]:
-                fail("corr %d: clock pairs do not match QUEUED/END" % c["corr"])
-            if p1[3] != "host_before" or p2[3] != "host_after":
-                fail("corr %d: clock pair kinds %s, %s" % (c["corr"], p1[3], p2[3]))
-            npairs += 2
-    # host bounds: the offset device->host must fit between the two kinds of pairs
     lo, hi = -(1 << 63), 1 << 63
-    for q, evs in pairs_by_stream.items():
-        for i, ev in enumerate(evs):
-            if ev[0] == "cmd" and ev[1]["status"] == 0:
-                (_, dq, hb, _), (_, de, ha, _) = evs[i + 1], evs[i + 2]
-                lo = max(lo, hb - dq)   # host_before <= queued + off
-                hi = min(hi, ha - de)   # end + off <= host_after
+    for c in commands:
+        if c["status"] != 0:
+            continue
+        if not c["host_before"]:
+            fail("corr %d: completed command without host_before" % c["corr"])
+        if not c["host_before"] < c["at"]:
+            fail("corr %d: host_before %d not before the command's time %d"
+                 % (c["corr"], c["host_before"], c["at"]))
+        lo = max(lo, c["host_before"] - c["queued"])
+        hi = min(hi, c["at"] - c["end"])
+        npairs += 2
     if npairs and lo > hi:
-        fail("clock pairs inconsistent: offset must be >= %d and <= %d" % (lo, hi))
+        fail("clock bounds inconsistent: offset must be >= %d and <= %d" % (lo, hi))
 
     kinds = collections.Counter(c["kind"] for c in commands)
     knames = collections.Counter(strings.get(c["name"], "") for c in commands

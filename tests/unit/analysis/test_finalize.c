@@ -3,8 +3,8 @@
  * counter values map to exactly the expected CLOCK_MONOTONIC ns (closed
  * packet: its own anchors; open packet: the process exit anchor), both
  * header forms are rewritten, a torn tail is trimmed, and finalizing twice
- * changes nothing. The host times of RAW clock-sync bounds are converted
- * too: extrapolated outside their packet and rounded outwards.
+ * changes nothing. The host_before times of RAW device commands are
+ * converted too: extrapolated outside their packet and rounded down.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -19,15 +19,15 @@
 
 static const uint8_t uuid[16] = {0xaa, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 
-static size_t start_packet(uint8_t *b, uint64_t seq, uint64_t tsc_b, uint64_t ts_b, uint64_t tsc_e,
-			   uint64_t ts_e, int vtid)
+static size_t start_packet_sized(uint8_t *b, size_t size, uint64_t seq, uint64_t tsc_b,
+				 uint64_t ts_b, uint64_t tsc_e, uint64_t ts_e, int vtid)
 {
-	memset(b, 0, PKT);
+	memset(b, 0, size);
 	ht_put32(b + HT_PH_MAGIC, HT_CTF_MAGIC);
 	memcpy(b + HT_PH_UUID, uuid, 16);
 	ht_put64(b + HT_PC_TS_BEGIN, ts_b);
 	ht_put64(b + HT_PC_TS_END, ts_e);
-	ht_put64(b + HT_PC_PACKET, PKT * 8);
+	ht_put64(b + HT_PC_PACKET, size * 8);
 	ht_put64(b + HT_PC_SEQ, seq);
 	ht_put32(b + HT_PC_VPID, 100);
 	ht_put32(b + HT_PC_VTID, (uint32_t)vtid);
@@ -35,6 +35,12 @@ static size_t start_packet(uint8_t *b, uint64_t seq, uint64_t tsc_b, uint64_t ts
 	ht_put64(b + HT_PC_TSC_END, tsc_e);
 	b[HT_PC_TS_STATE] = HT_TS_RAW;
 	return HT_PC_THREAD_END;
+}
+
+static size_t start_packet(uint8_t *b, uint64_t seq, uint64_t tsc_b, uint64_t ts_b, uint64_t tsc_e,
+			   uint64_t ts_e, int vtid)
+{
+	return start_packet_sized(b, PKT, seq, tsc_b, ts_b, tsc_e, ts_e, vtid);
 }
 
 static size_t counter(uint8_t *b, size_t pos, uint64_t raw, int extended, uint64_t v)
@@ -53,15 +59,14 @@ static size_t counter(uint8_t *b, size_t pos, uint64_t raw, int extended, uint64
 	return pos + 12;
 }
 
-static size_t bound(uint8_t *b, size_t pos, uint64_t raw, enum ht_pair_kind kind, uint64_t host)
+static size_t command(uint8_t *b, size_t pos, uint64_t raw, uint64_t host_before)
 {
-	ht_put32(b + pos, HT_EV_CLOCK_PAIR | (uint32_t)(raw << 5));
+	ht_put32(b + pos, HT_EV_DEVICE_COMMAND | (uint32_t)(raw << 5));
 	pos += HT_EH_COMPACT_SIZE;
-	ht_put32(b + pos, 0);
-	b[pos + 4] = (uint8_t)kind;
-	ht_put64(b + pos + 5, 777);
-	ht_put64(b + pos + 13, host);
-	return pos + 21;
+	memset(b + pos, 0, HT_DC_SIZE);
+	ht_put64(b + pos, 777); /* corr */
+	ht_put64(b + pos + HT_DC_HOST_BEFORE, host_before);
+	return pos + HT_DC_SIZE;
 }
 
 static void end_packet(uint8_t *b, size_t pos)
@@ -105,16 +110,16 @@ static void build(int procfd)
 	/* 512 zero bytes: a packet reserved but never written (torn) */
 	write_file(procfd, "thread-101", b, 3 * PKT);
 
-	/* device stream, same anchors: bounds before the packet, inside, and exact */
-	pos = start_packet(b, 0, 1000000, 5000000, 3000000, 6000000, 101);
+	/* device stream, same anchors: host_before inside, before the packet, and none */
+	pos = start_packet_sized(b, 2 * PKT, 0, 1000000, 5000000, 3000000, 6000000, 101);
 	ht_put32(b + HT_PH_STREAM_ID, HT_SC_DEVICE);
 	pos = HT_PC_DEVICE_END;
-	pos = bound(b, pos, 1000000, HT_PAIR_HOST_BEFORE_RAW, 999999); /* 4999999.5 -> down */
-	pos = bound(b, pos, 1000000, HT_PAIR_HOST_AFTER_RAW, 1000001); /* 5000000.5 -> up */
-	pos = bound(b, pos, 1000000, HT_PAIR_HOST_BEFORE_RAW, 600000); /* before the packet */
-	pos = bound(b, pos, 1000000, HT_PAIR_EXACT, 1234);	       /* already ns: kept */
+	pos = command(b, pos, 1000000, 999999);	 /* 4999999.5 -> down */
+	pos = command(b, pos, 1000000, 1000001); /* 5000000.5 -> down */
+	pos = command(b, pos, 1000000, 600000);	 /* before the packet */
+	pos = command(b, pos, 1000000, 0);	 /* none: stays 0 */
 	end_packet(b, pos);
-	write_file(procfd, "device-0", b, PKT);
+	write_file(procfd, "device-0", b, 2 * PKT);
 
 	/* process stream: the exit anchor (raw 4e6 = ns 6.5e6) */
 	pos = start_packet(b, 0, 900000, 4950000, 0, 0, 100);
@@ -147,8 +152,8 @@ static void read_thread(const struct ht_trace_process *p, uint64_t *ts, unsigned
 	ht_stream_reader_close(&r);
 }
 
-/* The kind and host time of the device stream's bounds. */
-static void read_bounds(const struct ht_trace_process *p, uint8_t *kind, uint64_t *host)
+/* The host_before times of the device stream's commands. */
+static void read_bounds(const struct ht_trace_process *p, uint64_t *host)
 {
 	struct ht_stream_reader r;
 	struct ht_read_error err = {0};
@@ -159,11 +164,10 @@ static void read_bounds(const struct ht_trace_process *p, uint8_t *kind, uint64_
 	CHECK_EQ(ht_stream_reader_next_packet(&r, &err), 1);
 	CHECK_EQ(r.pk.ts_state, HT_TS_NS);
 	while (ht_event_iter_next(&r.it, &ev, &err) > 0 && n < 4) {
-		CHECK_EQ(ev.id, HT_EV_CLOCK_PAIR);
+		CHECK_EQ(ev.id, HT_EV_DEVICE_COMMAND);
 		CHECK_EQ(ev.ts, 5000000);
-		CHECK_EQ(ht_le64(ev.payload + 5), 777);
-		kind[n] = ev.payload[4];
-		host[n++] = ht_le64(ev.payload + 13);
+		CHECK_EQ(ht_le64(ev.payload), 777);
+		host[n++] = ht_le64(ev.payload + HT_DC_HOST_BEFORE);
 	}
 	CHECK_EQ(n, 4);
 	ht_stream_reader_close(&r);
@@ -176,7 +180,6 @@ int main(void)
 	struct ht_read_error err = {0};
 	struct ht_finalize_stats st;
 	uint64_t ts[8], last_end = 0, host[4];
-	uint8_t kind[4];
 	unsigned int n;
 	struct stat sb;
 	int dfd, pfd;
@@ -201,24 +204,20 @@ int main(void)
 	CHECK_EQ(last_end, 6100000);
 	CHECK_EQ(fstatat(pfd, "thread-101", &sb, 0), 0);
 	CHECK_EQ(sb.st_size, 2 * PKT);
-	read_bounds(&t->procs[0], kind, host);
-	CHECK_EQ(kind[0], HT_PAIR_HOST_BEFORE);
+	read_bounds(&t->procs[0], host);
 	CHECK_EQ(host[0], 4999999);
-	CHECK_EQ(kind[1], HT_PAIR_HOST_AFTER);
-	CHECK_EQ(host[1], 5000001);
-	CHECK_EQ(kind[2], HT_PAIR_HOST_BEFORE);
+	CHECK_EQ(host[1], 5000000);
 	CHECK_EQ(host[2], 4800000); /* 400000 ticks before the packet's first anchor */
-	CHECK_EQ(kind[3], HT_PAIR_EXACT);
-	CHECK_EQ(host[3], 1234);
+	CHECK_EQ(host[3], 0);
 
 	/* Finalizing again changes nothing. */
 	CHECK_EQ(ht_finalize_trace(t, 0.5, &st, &err), 0);
 	CHECK_EQ(st.packets_converted + st.streams_trimmed, 0);
 	read_thread(&t->procs[0], ts, &n, &last_end);
 	CHECK_EQ(ts[3], 6100000);
-	read_bounds(&t->procs[0], kind, host);
+	read_bounds(&t->procs[0], host);
 	CHECK_EQ(host[0], 4999999);
-	CHECK_EQ(kind[1], HT_PAIR_HOST_AFTER);
+	CHECK_EQ(host[2], 4800000);
 	ht_trace_close(t);
 
 	unlinkat(pfd, "thread-101", 0);

@@ -38,8 +38,8 @@ static void test_payload_sizes(void)
 	b[4] = 2;
 	CHECK_EQ(ht_format_payload_size(inst, b, 64), 5 + 2 * HT_IARG_SIZE);
 	/* device_command is fixed-size */
-	CHECK_EQ(ht_format_payload_size(cmd, b, 256), 122);
-	CHECK_EQ(ht_format_payload_size(cmd, b, 121), (unsigned long long)-1);
+	CHECK_EQ(ht_format_payload_size(cmd, b, 256), HT_DC_SIZE);
+	CHECK_EQ(ht_format_payload_size(cmd, b, HT_DC_SIZE - 1), (unsigned long long)-1);
 }
 
 static void test_fn_args(void)
