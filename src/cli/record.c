@@ -492,13 +492,20 @@ int ht_cmd_record(int argc, char **argv)
 		close(dfd);
 		return ht_error("LD_PRELOAD is too long to add the recorder to it");
 	}
+	/*
+	 * As few variables as will do: a runtime may scan the environment on a
+	 * hot path (PoCL calls getenv ~3.5 times per kernel enqueue), so each one
+	 * costs every traced call a little. Defaults are left unset.
+	 */
 	setenv("HETRACE_DIR", absdir, 1);
-	setenv("HETRACE_CLOCK", clock, 1);
 	if (hz > 0) {
-		char v[32];
+		char v[48];
 
-		snprintf(v, sizeof v, "%.0f", hz);
-		setenv("HETRACE_TSC_HZ", v, 1);
+		snprintf(v, sizeof v, "tsc:%.0f", hz);
+		setenv("HETRACE_CLOCK", v, 1);
+		unsetenv("HETRACE_TSC_HZ"); /* the rate measured here wins */
+	} else {
+		setenv("HETRACE_CLOCK", clock, 1);
 	}
 	if (mode)
 		setenv("HETRACE_MODE", mode, 1);
@@ -506,15 +513,15 @@ int ht_cmd_record(int argc, char **argv)
 		setenv("HETRACE_BUFFER", buffer, 1);
 	if (api)
 		setenv("HETRACE_API", api, 1);
-	setenv("HETRACE_OS", os ? "1" : "0", 1);
-	/* Ring mode: the traced threads publish packets, this process writes them. */
+	if (os)
+		unsetenv("HETRACE_OS"); /* on by default */
+	else
+		setenv("HETRACE_OS", "0", 1);
+	/*
+	 * Ring mode: the traced threads publish packets, this process writes
+	 * them; its doorbell in the trace directory is what turns rings on.
+	 */
 	consumer = ht_consumer_create(dfd, absdir);
-	if (consumer) {
-		char v[16];
-
-		snprintf(v, sizeof v, "%d", HT_RING_SLOTS_DEFAULT);
-		setenv("HETRACE_RING", v, 0);
-	}
 	set_xpti(libdir, api);
 	set_cuda(libdir, api);
 

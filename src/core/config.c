@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/config.h"
+#include "format/ring.h"
 
 int ht_parse_size(const char *s, size_t *out)
 {
@@ -56,6 +57,7 @@ void ht_config_load(struct ht_config *c)
 	c->packet_size = HT_PACKET_DEFAULT;
 	c->use_tsc = 0;
 	c->os = 1;
+	c->ring_slots = HT_RING_SLOTS_DEFAULT; /* used where `record`'s doorbell is found */
 
 	v = getenv("HETRACE_DIR");
 	c->dir = (v && *v) ? v : NULL;
@@ -79,12 +81,21 @@ void ht_config_load(struct ht_config *c)
 			c->packet_size = sz;
 	}
 
+	/* `record` passes the rate it measured with the clock: tsc:HZ (one variable less). */
 	v = getenv("HETRACE_CLOCK");
 	if (v && *v) {
-		if (!strcmp(v, "tsc"))
+		char *end;
+		double hz;
+
+		if (!strcmp(v, "tsc")) {
 			c->use_tsc = 1;
-		else if (strcmp(v, "monotonic"))
-			warn_value("HETRACE_CLOCK", v, "tsc or monotonic", "monotonic");
+		} else if (!strncmp(v, "tsc:", 4) && (hz = strtod(v + 4, &end)) >= 1e6 &&
+			   hz <= 1e11 && !*end) {
+			c->use_tsc = 1;
+			c->tsc_hz = hz;
+		} else if (strcmp(v, "monotonic")) {
+			warn_value("HETRACE_CLOCK", v, "tsc, tsc:HZ or monotonic", "monotonic");
+		}
 	}
 
 	v = getenv("HETRACE_OS");
@@ -101,7 +112,7 @@ void ht_config_load(struct ht_config *c)
 		long n = strtol(v, &end, 10);
 
 		if (*end || !(n == 0 || (n >= 2 && n <= 4096)))
-			warn_value("HETRACE_RING", v, "0 or 2 to 4096 packets", "0");
+			warn_value("HETRACE_RING", v, "0 or 2 to 4096 packets", "16");
 		else
 			c->ring_slots = (unsigned int)n;
 	}

@@ -11,11 +11,12 @@ struct ht_config {
 	const char *dir;      /* HETRACE_DIR: trace directory; NULL = not recording */
 	int block;	      /* HETRACE_MODE: discard (0, default) | block (1) */
 	size_t packet_size;   /* HETRACE_BUFFER: sub-buffer (packet) bytes */
-	int use_tsc;	      /* HETRACE_CLOCK: tsc | monotonic */
-	double tsc_hz;	      /* HETRACE_TSC_HZ */
+	int use_tsc;	      /* HETRACE_CLOCK: tsc[:HZ] | monotonic */
+	double tsc_hz;	      /* HETRACE_TSC_HZ, else HZ of HETRACE_CLOCK=tsc:HZ */
 	int os;		      /* HETRACE_OS: record OS scheduling (1, default) or not (0) */
 	unsigned int ring_slots; /* HETRACE_RING: packets per stream ring for `hetrace
-				  * record` to drain (format/ring.h); 0 = write them here */
+				  * record` to drain (format/ring.h, 16 by default, used
+				  * where its doorbell is); 0 = write them here */
 };
 
 #define HT_PACKET_DEFAULT (64u * 1024)

@@ -33,7 +33,7 @@ M=200000
 HETRACE_RING=0 "$HT" record -q --buffer 16K -o self -- "$PROG" single $M ||
 	fail "self record exited $?"
 HETRACE_RING=1 "$HT" record -o bad -- "$PROG" single 10 2>bad.err || fail "bad record exited $?"
-grep -qx "hetrace: ignoring HETRACE_RING='1': expected 0 or 2 to 4096 packets; using 0" bad.err ||
+grep -qx "hetrace: ignoring HETRACE_RING='1': expected 0 or 2 to 4096 packets; using 16" bad.err ||
 	fail "HETRACE_RING=1: $(cat bad.err)"
 for t in ring self bad; do
 	dump $t $t.txt
