@@ -46,8 +46,6 @@ static const char usage[] =
 	"                        where the kernel permits)\n"
 	"  -q, --quiet           no summary line\n";
 
-static const char *const known_apis[] = {"opencl", "cuda", "nvtx", "xpti", NULL};
-
 static volatile sig_atomic_t child_pid;
 
 static void forward_signal(int sig, siginfo_t *si, void *ctx)
@@ -70,11 +68,7 @@ static int valid_api_list(const char *list, char *bad, size_t cap)
 		return 0;
 	strcpy(copy, list);
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int ok = 0;
-
-		for (int i = 0; known_apis[i]; i++)
-			ok |= !strcmp(tok, known_apis[i]);
-		if (!ok) {
+		if (!ht_config_api_known(tok, strlen(tok))) {
 			snprintf(bad, cap, "%s", tok);
 			return 0;
 		}

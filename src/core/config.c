@@ -43,6 +43,16 @@ int ht_parse_size(const char *s, size_t *out)
 	return 0;
 }
 
+int ht_config_api_known(const char *name, size_t len)
+{
+	static const char *const names[] = {"opencl", "cuda", "nvtx", "xpti"};
+
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (len == strlen(names[i]) && !strncmp(name, names[i], len))
+			return 1;
+	return 0;
+}
+
 static void warn_value(const char *var, const char *val, const char *expect, const char *dflt)
 {
 	fprintf(stderr, "hetrace: ignoring %s='%s': expected %s; using %s\n", var, val, expect,
@@ -120,13 +130,9 @@ void ht_config_load(struct ht_config *c)
 	/* The sources read HETRACE_API themselves; names none of them knows are typos. */
 	v = getenv("HETRACE_API");
 	for (const char *p = v; p && *p;) {
-		static const char *const names[] = {"opencl", "cuda", "nvtx", "xpti"};
 		size_t len = strcspn(p, ",");
-		int known = 0;
 
-		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-			known |= len == strlen(names[i]) && !strncmp(p, names[i], len);
-		if (!known)
+		if (!ht_config_api_known(p, len))
 			fprintf(stderr,
 				"hetrace: ignoring '%.*s' in HETRACE_API='%s': expected opencl, cuda, "
 				"nvtx or xpti\n",

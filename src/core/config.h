@@ -23,6 +23,9 @@ struct ht_config {
 #define HT_PACKET_MIN (16u * 1024)
 #define HT_PACKET_MAX (16u * 1024 * 1024)
 
+/* Return: nonzero when name[0..len) is a source HETRACE_API / --api may name. */
+int ht_config_api_known(const char *name, size_t len);
+
 /* Fills c from the environment; warnings go to stderr prefixed "hetrace: ". */
 void ht_config_load(struct ht_config *c);
 

@@ -175,7 +175,7 @@ def main():
     print("device commands: %d (%d completed, %d failed), kinds: %s" % (
         len(commands), completed, failed, ", ".join("%s=%d" % kv for kv in sorted(kinds.items()))))
     if npairs:
-        print("clock pairs: %d; device->host offset in [%d, %d] ns" % (npairs, lo, hi))
+        print("clock bounds: %d; device->host offset in [%d, %d] ns" % (npairs, lo, hi))
 
     for fn, n in pairs(a.count).items():
         if calls[fn] != n:
