@@ -112,7 +112,8 @@ HOOKS = {
     "clGetExtensionFunctionAddressForPlatform": {
         "call": "ht_cl_ext_address(platform, func_name, 1)", "always": True},
     "clCreateKernel": {"post": "ht_cl_kernel_created(ret, kernel_name);"},
-    "clFinish": {"call": "ht_cl_finish(command_queue)"},
+    # "seen": the call reads the clock after completing commands; its end shares that read
+    "clFinish": {"call": "ht_cl_finish(command_queue, &ht_seen)", "seen": "ht_seen"},
     "clWaitForEvents": {"post": "ht_cl_collect_all();"},
     "clReleaseCommandQueue": {"pre": "ht_cl_collect_queue(command_queue);"},
     "clReleaseContext": {"pre": "ht_cl_collect_all();"},
@@ -313,6 +314,9 @@ def gen_wrapper(f, idx, out, fname, table, static):
     if f.enqueue:
         w("\tstruct ht_cl_cmd c;")
         w("\tcl_event *ht_evp;")
+    seen = "c.seen_raw" if f.enqueue else hook.get("seen")
+    if hook.get("seen"):
+        w("\tuint64_t %s;" % hook["seen"])
     w("\tcl_int code;")
     w("\tint ht_errno, ret_ok;")
     w("")
@@ -369,6 +373,8 @@ def gen_wrapper(f, idx, out, fname, table, static):
     else:
         vals = [a[2] for a in arg_rules(f)]
     vals = ["(uintptr_t)ret" if v == "ret" else v for v in vals]
+    end = "ht_emit_api_end_at" if seen else "ht_emit_api_end"
+    tail = ", %s" % seen if seen else ""
     if vals:
         w("\t{")
         w("\t\tconst uint64_t a[%d] = {" % len(vals))
@@ -378,10 +384,10 @@ def gen_wrapper(f, idx, out, fname, table, static):
             else:
                 w("\t\t\t(uint64_t)(%s)," % v)
         w("\t\t};")
-        w("\t\tht_emit_api_end(HT_FN_BASE_OPENCL + %d, code, a, %d);" % (idx, len(vals)))
+        w("\t\t%s(HT_FN_BASE_OPENCL + %d, code, a, %d%s);" % (end, idx, len(vals), tail))
         w("\t}")
     else:
-        w("\tht_emit_api_end(HT_FN_BASE_OPENCL + %d, code, NULL, 0);" % idx)
+        w("\t%s(HT_FN_BASE_OPENCL + %d, code, NULL, 0%s);" % (end, idx, tail))
     w("\terrno = ht_errno;")
     if not void:
         w("\treturn ret;")

@@ -267,6 +267,19 @@ HT_EXPORT void ht_emit_api_end(uint16_t fn, int32_t ret, const uint64_t *args, u
 		slow_api_end(fn, ret, args, nargs);
 }
 
+HT_EXPORT void ht_emit_api_end_at(uint16_t fn, int32_t ret, const uint64_t *args,
+				  unsigned int nargs, uint64_t t_raw)
+{
+	struct ht_stream *s = ht_tls_stream;
+
+	if (nargs > HT_FNARGS_MAX)
+		nargs = HT_FNARGS_MAX;
+	if (t_raw && fast(s, 7 + 8 * nargs))
+		write_api_end(s, fn, ret, args, nargs, t_raw);
+	else
+		ht_emit_api_end(fn, ret, args, nargs);
+}
+
 HT_EXPORT void ht_emit_lost(enum ht_lost_kind kind, uint64_t count)
 {
 	struct ht_stream *s = ht_session_thread_stream();
@@ -282,6 +295,11 @@ HT_EXPORT void ht_emit_lost(enum ht_lost_kind kind, uint64_t count)
 HT_EXPORT uint64_t ht_now_ns(void)
 {
 	return ht_clock_mono_ns();
+}
+
+HT_EXPORT uint64_t ht_now_raw(void)
+{
+	return ht_clock_raw();
 }
 
 /* ---- process-wide definitions ---- */
@@ -369,7 +387,8 @@ HT_EXPORT void ht_emit_device_command(struct ht_stream *s, const struct ht_devic
 	if (!s)
 		return;
 	pthread_mutex_lock(&s->lock);
-	p = ht_event_begin(s, HT_EV_DEVICE_COMMAND, HT_DC_SIZE);
+	p = ht_event_begin_at(s, HT_EV_DEVICE_COMMAND, HT_DC_SIZE,
+			      c->seen_raw ? c->seen_raw : ht_clock_raw());
 	if (p) {
 		ht_put64(p, c->corr);
 		ht_put64(p + 8, c->queue);

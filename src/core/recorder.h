@@ -26,6 +26,14 @@ int ht_fn_table_register(const struct ht_fn_table *t);
  */
 uint64_t ht_emit_api_begin(uint16_t fn);
 void ht_emit_api_end(uint16_t fn, int32_t ret, const uint64_t *args, unsigned int nargs);
+/*
+ * ht_emit_api_end stamped with a raw clock value the source already read
+ * after the call returned (ht_now_raw; 0: read it now). The clock costs
+ * ~10 ns a read here: a wrapper that read it anyway to date a completion
+ * shares that read with its call's end.
+ */
+void ht_emit_api_end_at(uint16_t fn, int32_t ret, const uint64_t *args, unsigned int nargs,
+			uint64_t t_raw);
 void ht_emit_lost(enum ht_lost_kind kind, uint64_t count);
 
 /* Process-wide definitions (written to the process stream). */
@@ -52,6 +60,13 @@ struct ht_device_command {
 	 * (format.h, HT_DC_HOST_BEFORE).
 	 */
 	uint64_t host_before_raw;
+	/*
+	 * The host clock (raw, ht_now_raw) read after the command was seen
+	 * complete, or 0 to read it when writing. It stamps the event, the
+	 * bound against END; a stream's events stay in order (a value older
+	 * than the stream's last event is raised to it, still a bound).
+	 */
+	uint64_t seen_raw;
 };
 
 /*
@@ -67,5 +82,7 @@ void ht_emit_clock_pair(struct ht_stream *s, uint32_t device, uint64_t device_ts
 
 /* CLOCK_MONOTONIC now, in ns (for payload fields that hold host times). */
 uint64_t ht_now_ns(void);
+/* The recorder's raw clock now (what event times and ht_emit_api_begin use). */
+uint64_t ht_now_raw(void);
 
 #endif

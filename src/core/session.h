@@ -58,14 +58,21 @@ uint32_t ht_session_intern_cached(struct ht_stream *s, const char *str);
  */
 struct ht_stream *ht_session_prepare(size_t payload);
 
-/* Reserves `payload` bytes plus an event header for event `id`; stamps the time. */
-static inline uint8_t *ht_event_begin(struct ht_stream *s, uint32_t id, size_t payload)
+/* Reserves `payload` bytes plus an event header for event `id` stamped `t_raw`. */
+static inline uint8_t *ht_event_begin_at(struct ht_stream *s, uint32_t id, size_t payload,
+					 uint64_t t_raw)
 {
 	uint8_t *p = ht_stream_reserve(s, HT_EH_MAX_SIZE + payload);
 
 	if (__builtin_expect(!p, 0))
 		return NULL;
-	return ht_stream_header(s, p, id, ht_clock_raw());
+	return ht_stream_header(s, p, id, t_raw);
+}
+
+/* The same, stamped now. */
+static inline uint8_t *ht_event_begin(struct ht_stream *s, uint32_t id, size_t payload)
+{
+	return ht_event_begin_at(s, id, payload, ht_clock_raw());
 }
 
 /* Writes a NUL-terminated string (already cut to n bytes). Return: the end. */

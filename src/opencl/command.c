@@ -61,6 +61,7 @@ cl_event *ht_cl_cmd_begin(struct ht_cl_cmd *c, uint64_t host_raw, cl_command_que
 	c->bytes = 0;
 	c->name = c->cmd = 0;
 	c->kind = HT_CMD_OTHER;
+	c->seen_raw = 0;
 	memset(c->global, 0, sizeof c->global);
 	memset(c->local, 0, sizeof c->local);
 	if (app_event)
@@ -103,7 +104,7 @@ static void at_exit(void)
 	ht_cl_collect_final();
 }
 
-static int emit(struct ht_cl_queue *r, struct ht_cl_pending *p, int inferred);
+static int emit(struct ht_cl_queue *r, struct ht_cl_pending *p, int inferred, uint64_t seen_raw);
 
 /* HETRACE_CL_COLLECT: deferred (0, default) or callback (1). */
 static int collect_by_callback(void)
@@ -128,7 +129,7 @@ static void CL_CALLBACK completed(cl_event ev, cl_int status, void *arg)
 	struct ht_cl_pending *p = arg;
 
 	p->status = status;
-	emit(p->queue, p, 0);
+	emit(p->queue, p, 0, 0);
 	HT_CL_REAL(clReleaseEvent)(ev);
 	free(p);
 }
@@ -191,7 +192,7 @@ void ht_cl_cmd_end(struct ht_cl_cmd *c, cl_int code, cl_event *app_event, cl_boo
 	    !__atomic_exchange_n(&exit_hooked, 1, __ATOMIC_RELAXED))
 		atexit(at_exit); /* after the runtime's own: ours runs first */
 	if (blocking)
-		ht_cl_collect_rec(r, 0, r->out_of_order ? 0 : c->corr);
+		c->seen_raw = ht_cl_collect_rec(r, 0, r->out_of_order ? 0 : c->corr);
 	else if (n >= POLL_PENDING)
 		ht_cl_collect_rec(r, 0, 0);
 	return;
@@ -205,10 +206,11 @@ lost:
 
 /*
  * Emits a finished command with what the runtime knows of it. `inferred`:
- * its completion was inferred from a wait, not asked. Return: 0 when that
+ * its completion was inferred from a wait, not asked. `seen_raw`: the raw
+ * clock read after its completion was known (0: now). Return: 0 when that
  * inference was wrong (it still runs: keep it), else 1.
  */
-static int emit(struct ht_cl_queue *r, struct ht_cl_pending *p, int inferred)
+static int emit(struct ht_cl_queue *r, struct ht_cl_pending *p, int inferred, uint64_t seen_raw)
 {
 	static const cl_profiling_info what[4] = {
 	    CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT, CL_PROFILING_COMMAND_START,
@@ -261,17 +263,19 @@ static int emit(struct ht_cl_queue *r, struct ht_cl_pending *p, int inferred)
 	memcpy(dc.local, p->local, sizeof dc.local);
 	/* the enqueue began before QUEUED; completion was seen before this event */
 	dc.host_before_raw = have ? p->host_raw : 0;
+	dc.seen_raw = seen_raw;
 	ht_emit_device_command(s, &dc);
 	if (!have)
 		ht_emit_lost(HT_LOST_DEVICE_TIMESTAMP, 1);
 	return 1;
 }
 
-void ht_cl_collect_rec(struct ht_cl_queue *r, int final, uint64_t upto)
+uint64_t ht_cl_collect_rec(struct ht_cl_queue *r, int final, uint64_t upto)
 {
 	struct ht_cl_pending *list, *p, *next, *keep = NULL, **keep_tail = &keep, *done = NULL;
 	struct ht_cl_pending *done_tail = NULL, *keep_last = NULL;
 	unsigned int nkeep = 0;
+	uint64_t seen;
 	int blocked = 0;
 
 	pthread_mutex_lock(&r->lock);
@@ -280,7 +284,7 @@ void ht_cl_collect_rec(struct ht_cl_queue *r, int final, uint64_t upto)
 	r->npending = 0;
 	pthread_mutex_unlock(&r->lock);
 	if (!list)
-		return;
+		return 0;
 	/*
 	 * Statuses first: each emission's time is after every completion we saw.
 	 * `upto` (a correlation id) ends a run of commands a blocking call has
@@ -310,10 +314,13 @@ void ht_cl_collect_rec(struct ht_cl_queue *r, int final, uint64_t upto)
 		if (p->status > CL_COMPLETE && !r->out_of_order)
 			blocked = 1;
 	}
+	/* Every completion above is known now: one clock read dates them all. */
+	seen = ht_now_raw();
 	for (p = list; p; p = next) {
 		next = p->next;
 		p->next = NULL;
-		if ((p->status > CL_COMPLETE && !final) || !emit(r, p, p->inferred && !final)) {
+		if ((p->status > CL_COMPLETE && !final) ||
+		    !emit(r, p, p->inferred && !final, seen)) {
 			*keep_tail = p;
 			keep_tail = &p->next;
 			keep_last = p;
@@ -341,9 +348,10 @@ void ht_cl_collect_rec(struct ht_cl_queue *r, int final, uint64_t upto)
 		r->free = done;
 	}
 	pthread_mutex_unlock(&r->lock);
+	return seen;
 }
 
-cl_int ht_cl_finish(cl_command_queue q)
+cl_int ht_cl_finish(cl_command_queue q, uint64_t *seen_raw)
 {
 	struct ht_cl_queue *r = ht_cl_map_get(&ht_cl_queues, q);
 	/*
@@ -356,8 +364,7 @@ cl_int ht_cl_finish(cl_command_queue q)
 
 	ret = HT_CL_REAL(clFinish)(q);
 	err = errno;
-	if (r)
-		ht_cl_collect_rec(r, 0, ret == CL_SUCCESS ? upto : 0);
+	*seen_raw = r ? ht_cl_collect_rec(r, 0, ret == CL_SUCCESS ? upto : 0) : 0;
 	errno = err; /* the app sees the runtime's */
 	return ret;
 }

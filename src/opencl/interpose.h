@@ -159,6 +159,7 @@ struct ht_cl_cmd {
 	uint32_t cmd;
 	enum ht_cmd_kind kind;
 	uint64_t global[3], local[3];
+	uint64_t seen_raw; /* raw clock a blocking call's collection read, or 0 */
 };
 
 /*
@@ -173,14 +174,21 @@ void ht_cl_cmd_kernel(struct ht_cl_cmd *c, cl_kernel k, cl_uint work_dim, const 
 		      const size_t *local);
 void ht_cl_cmd_native(struct ht_cl_cmd *c);
 
-/* clFinish, then collects the queue: what was pending when it was called is complete. */
-cl_int ht_cl_finish(cl_command_queue q);
+/*
+ * clFinish, then collects the queue: what was pending when it was called is
+ * complete. *seen_raw: the raw clock the collection read, or 0.
+ */
+cl_int ht_cl_finish(cl_command_queue q, uint64_t *seen_raw);
 /* Collects finished commands of one queue / of all queues (never waits for the device). */
 void ht_cl_collect_queue(cl_command_queue q);
 void ht_cl_collect_all(void);
-/* Collects a queue; `upto`: the corr of a command that a blocking call on an in-order
- * queue just completed (with all before it), or 0. */
-void ht_cl_collect_rec(struct ht_cl_queue *r, int final, uint64_t upto);
+/*
+ * Collects a queue; `upto`: the corr of a command that a blocking call on an
+ * in-order queue just completed (with all before it), or 0. Return: the raw
+ * clock read once the statuses were known (it stamps the commands), or 0
+ * when nothing was pending.
+ */
+uint64_t ht_cl_collect_rec(struct ht_cl_queue *r, int final, uint64_t upto);
 /* At exit: records every pending command, unfinished ones with their status. */
 void ht_cl_collect_final(void);
 /* clGetEventInfo that hides the references we hold. */

@@ -4483,6 +4483,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clFlush(cl_command_queue command_queue)
 HT_CL_EXPORT cl_int CL_API_CALL clFinish(cl_command_queue command_queue)
 {
 	cl_int ret;
+	uint64_t ht_seen;
 	cl_int code;
 	int ht_errno, ret_ok;
 
@@ -4491,7 +4492,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clFinish(cl_command_queue command_queue)
 	ht_errno = errno;
 	ht_emit_api_begin(HT_FN_BASE_OPENCL + 74);
 	errno = ht_errno;
-	ret = ht_cl_finish(command_queue);
+	ret = ht_cl_finish(command_queue, &ht_seen);
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
@@ -4500,7 +4501,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clFinish(cl_command_queue command_queue)
 		const uint64_t a[1] = {
 			(uintptr_t)command_queue,
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 74, code, a, 1);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 74, code, a, 1, ht_seen);
 	}
 	errno = ht_errno;
 	return ret;
@@ -4543,7 +4544,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue command_que
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 75, code, a, 10);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 75, code, a, 10, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -4588,7 +4589,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueReadBufferRect(cl_command_queue command
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 76, code, a, 12);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 76, code, a, 12, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -4631,7 +4632,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue command_qu
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 77, code, a, 10);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 77, code, a, 10, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -4676,7 +4677,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueWriteBufferRect(cl_command_queue comman
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 78, code, a, 12);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 78, code, a, 12, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -4718,7 +4719,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue command_que
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 79, code, a, 9);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 79, code, a, 9, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -4761,7 +4762,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue command_que
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 80, code, a, 10);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 80, code, a, 10, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -4805,7 +4806,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferRect(cl_command_queue command
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 81, code, a, 11);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 81, code, a, 11, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -4848,7 +4849,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueReadImage(cl_command_queue command_queu
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 82, code, a, 10);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 82, code, a, 10, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -4891,7 +4892,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueWriteImage(cl_command_queue command_que
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 83, code, a, 10);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 83, code, a, 10, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -4930,7 +4931,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueFillImage(cl_command_queue command_queu
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 84, code, a, 6);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 84, code, a, 6, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -4970,7 +4971,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueCopyImage(cl_command_queue command_queu
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 85, code, a, 7);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 85, code, a, 7, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -5011,7 +5012,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueCopyImageToBuffer(cl_command_queue comm
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 86, code, a, 8);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 86, code, a, 8, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -5052,7 +5053,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferToImage(cl_command_queue comm
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 87, code, a, 8);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 87, code, a, 8, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -5098,7 +5099,7 @@ HT_CL_EXPORT void * CL_API_CALL clEnqueueMapBuffer(cl_command_queue command_queu
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 88, code, a, 11);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 88, code, a, 11, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -5142,7 +5143,7 @@ HT_CL_EXPORT void * CL_API_CALL clEnqueueMapImage(cl_command_queue command_queue
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 89, code, a, 9);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 89, code, a, 9, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -5182,7 +5183,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue command
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 90, code, a, 7);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 90, code, a, 7, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -5222,7 +5223,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue comm
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 91, code, a, 7);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 91, code, a, 7, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -5269,7 +5270,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_
 			(uint64_t)(ht_ev),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 92, code, a, 12);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 92, code, a, 12, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -5311,7 +5312,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue command_q
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 93, code, a, 7);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 93, code, a, 7, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -5349,7 +5350,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue com
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 94, code, a, 5);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 94, code, a, 5, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -5387,7 +5388,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue co
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 95, code, a, 5);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 95, code, a, 5, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -5426,7 +5427,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueSVMFree(cl_command_queue command_queue,
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 96, code, a, 6);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 96, code, a, 6, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -5468,7 +5469,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueSVMMemcpy(cl_command_queue command_queu
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 97, code, a, 9);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 97, code, a, 9, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -5509,7 +5510,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueSVMMemFill(cl_command_queue command_que
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 98, code, a, 8);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 98, code, a, 8, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -5551,7 +5552,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue command_queue, 
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 99, code, a, 9);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 99, code, a, 9, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -5590,7 +5591,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueSVMUnmap(cl_command_queue command_queue
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 100, code, a, 6);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 100, code, a, 6, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -5630,7 +5631,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueSVMMigrateMem(cl_command_queue command_
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 101, code, a, 7);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 101, code, a, 7, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -5793,7 +5794,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueMarker(cl_command_queue command_queue, 
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 106, code, a, 4);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 106, code, a, 4, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -5997,7 +5998,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueTask(cl_command_queue command_queue, cl
 			(uint64_t)(ht_ev),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 113, code, a, 5);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 113, code, a, 5, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -6334,7 +6335,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueAcquireGLObjects(cl_command_queue comma
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 119, code, a, 6);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 119, code, a, 6, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -6373,7 +6374,7 @@ static cl_int CL_API_CALL ext_clEnqueueAcquireGLObjects(cl_command_queue command
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 119, code, a, 6);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 119, code, a, 6, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -6412,7 +6413,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueReleaseGLObjects(cl_command_queue comma
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 120, code, a, 6);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 120, code, a, 6, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -6451,7 +6452,7 @@ static cl_int CL_API_CALL ext_clEnqueueReleaseGLObjects(cl_command_queue command
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 120, code, a, 6);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 120, code, a, 6, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -6830,7 +6831,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueAcquireEGLObjectsKHR(cl_command_queue c
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 127, code, a, 6);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 127, code, a, 6, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -6869,7 +6870,7 @@ static cl_int CL_API_CALL ext_clEnqueueAcquireEGLObjectsKHR(cl_command_queue com
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 127, code, a, 6);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 127, code, a, 6, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -6908,7 +6909,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueReleaseEGLObjectsKHR(cl_command_queue c
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 128, code, a, 6);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 128, code, a, 6, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -6947,7 +6948,7 @@ static cl_int CL_API_CALL ext_clEnqueueReleaseEGLObjectsKHR(cl_command_queue com
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 128, code, a, 6);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 128, code, a, 6, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -7917,7 +7918,7 @@ static cl_int CL_API_CALL ext_clEnqueueMigrateMemObjectEXT(cl_command_queue comm
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 158, code, a, 7);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 158, code, a, 7, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -7986,7 +7987,7 @@ static cl_int CL_API_CALL ext_clEnqueueAcquireGrallocObjectsIMG(cl_command_queue
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 160, code, a, 6);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 160, code, a, 6, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -8025,7 +8026,7 @@ static cl_int CL_API_CALL ext_clEnqueueReleaseGrallocObjectsIMG(cl_command_queue
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 161, code, a, 6);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 161, code, a, 6, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -8066,7 +8067,7 @@ static cl_int CL_API_CALL ext_clEnqueueGenerateMipmapIMG(cl_command_queue comman
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 162, code, a, 8);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 162, code, a, 8, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -8193,7 +8194,7 @@ static cl_int CL_API_CALL ext_clEnqueueAcquireExternalMemObjectsKHR(cl_command_q
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 165, code, a, 6);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 165, code, a, 6, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -8232,7 +8233,7 @@ static cl_int CL_API_CALL ext_clEnqueueReleaseExternalMemObjectsKHR(cl_command_q
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 166, code, a, 6);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 166, code, a, 6, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -8329,7 +8330,7 @@ static cl_int CL_API_CALL ext_clEnqueueWaitSemaphoresKHR(cl_command_queue comman
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 169, code, a, 6);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 169, code, a, 6, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -8368,7 +8369,7 @@ static cl_int CL_API_CALL ext_clEnqueueSignalSemaphoresKHR(cl_command_queue comm
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 170, code, a, 6);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 170, code, a, 6, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -8573,7 +8574,7 @@ static cl_int CL_API_CALL ext_clEnqueueSVMFreeARM(cl_command_queue command_queue
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 177, code, a, 6);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 177, code, a, 6, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -8615,7 +8616,7 @@ static cl_int CL_API_CALL ext_clEnqueueSVMMemcpyARM(cl_command_queue command_que
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 178, code, a, 9);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 178, code, a, 9, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -8656,7 +8657,7 @@ static cl_int CL_API_CALL ext_clEnqueueSVMMemFillARM(cl_command_queue command_qu
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 179, code, a, 8);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 179, code, a, 8, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -8698,7 +8699,7 @@ static cl_int CL_API_CALL ext_clEnqueueSVMMapARM(cl_command_queue command_queue,
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 180, code, a, 9);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 180, code, a, 9, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -8737,7 +8738,7 @@ static cl_int CL_API_CALL ext_clEnqueueSVMUnmapARM(cl_command_queue command_queu
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 181, code, a, 6);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 181, code, a, 6, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -9149,7 +9150,7 @@ static cl_int CL_API_CALL ext_clEnqueueMemFillINTEL(cl_command_queue command_que
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 195, code, a, 8);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 195, code, a, 8, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -9191,7 +9192,7 @@ static cl_int CL_API_CALL ext_clEnqueueMemcpyINTEL(cl_command_queue command_queu
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 196, code, a, 9);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 196, code, a, 9, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -9232,7 +9233,7 @@ static cl_int CL_API_CALL ext_clEnqueueMemAdviseINTEL(cl_command_queue command_q
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 197, code, a, 8);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 197, code, a, 8, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -9273,7 +9274,7 @@ static cl_int CL_API_CALL ext_clEnqueueMigrateMemINTEL(cl_command_queue command_
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 198, code, a, 8);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 198, code, a, 8, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
@@ -9314,7 +9315,7 @@ static cl_int CL_API_CALL ext_clEnqueueMemsetINTEL(cl_command_queue command_queu
 			(uint64_t)(c.bytes),
 			(uint64_t)(c.corr),
 		};
-		ht_emit_api_end(HT_FN_BASE_OPENCL + 199, code, a, 8);
+		ht_emit_api_end_at(HT_FN_BASE_OPENCL + 199, code, a, 8, c.seen_raw);
 	}
 	errno = ht_errno;
 	return ret;
