@@ -262,8 +262,15 @@ int ht_consumer_wait(struct ht_consumer *c, pid_t pid)
 		if (r == pid || (r < 0 && errno != EINTR))
 			return status;
 		poll_once(c, 0);
-		/* Sleep until a producer rings (half-full ring, new ring, close) or the tick. */
+		/*
+		 * Sleep until a producer rings (quarter-full ring, new ring, close)
+		 * or the tick. `sleeping` before the wait compares `ring` with
+		 * `seen`: a producer that bumped it since either saw the flag or
+		 * makes the wait return at once.
+		 */
+		__atomic_store_n(&c->bell->sleeping, 1, __ATOMIC_SEQ_CST);
 		syscall(SYS_futex, &c->bell->ring, FUTEX_WAIT, seen, &tick, NULL, 0);
+		__atomic_store_n(&c->bell->sleeping, 0, __ATOMIC_RELAXED);
 	}
 }
 

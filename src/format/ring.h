@@ -14,9 +14,12 @@
  * program or of `hetrace record`) the final drain of `check --repair` still
  * finds every published packet and the one in progress.
  *
- * The doorbell (".doorbell" in the trace directory) is a page of two futex
- * words: a producer bumps `ring` and wakes the consumer when a ring is half
- * full or a new ring appears (`rings` is bumped then too).
+ * The doorbell (".doorbell" in the trace directory) is a page of futex
+ * words: a producer bumps `ring` and wakes the consumer when a ring is a
+ * quarter full or a new ring appears (`rings` is bumped then too). The wake
+ * is a system call (a few microseconds here), so a producer makes it only
+ * while the consumer says it sleeps (`sleeping`); both sides order their
+ * store before their load with a full barrier, so neither misses the other.
  */
 #ifndef HT_RING_H
 #define HT_RING_H
@@ -31,8 +34,9 @@
 #define HT_DOORBELL_FILE ".doorbell"
 
 struct ht_doorbell {
-	uint32_t ring;	/* bumped on every wake-up */
-	uint32_t rings; /* bumped when a ring is created */
+	uint32_t ring;	   /* bumped on every wake-up */
+	uint32_t rings;	   /* bumped when a ring is created */
+	uint32_t sleeping; /* the consumer waits on `ring` (or is about to) */
 };
 
 struct ht_ring_header {
