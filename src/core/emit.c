@@ -386,7 +386,7 @@ HT_EXPORT void ht_emit_device_command(struct ht_stream *s, const struct ht_devic
 
 	if (!s)
 		return;
-	pthread_mutex_lock(&s->lock);
+	ht_lock_take(&s->lock);
 	p = ht_event_begin_at(s, HT_EV_DEVICE_COMMAND, HT_DC_SIZE,
 			      c->seen_raw ? c->seen_raw : ht_clock_raw());
 	if (p) {
@@ -408,7 +408,7 @@ HT_EXPORT void ht_emit_device_command(struct ht_stream *s, const struct ht_devic
 		ht_put64(p + HT_DC_HOST_BEFORE, c->host_before_raw);
 		ht_stream_commit(s, p + HT_DC_SIZE);
 	}
-	pthread_mutex_unlock(&s->lock);
+	ht_lock_give(&s->lock);
 }
 
 HT_EXPORT void ht_emit_clock_pair(struct ht_stream *s, uint32_t device, uint64_t device_ts,
@@ -418,7 +418,7 @@ HT_EXPORT void ht_emit_clock_pair(struct ht_stream *s, uint32_t device, uint64_t
 
 	if (!s)
 		return;
-	pthread_mutex_lock(&s->lock);
+	ht_lock_take(&s->lock);
 	p = ht_event_begin(s, HT_EV_CLOCK_PAIR, 21);
 	if (p) {
 		ht_put32(p, device);
@@ -427,5 +427,5 @@ HT_EXPORT void ht_emit_clock_pair(struct ht_stream *s, uint32_t device, uint64_t
 		ht_put64(p + 13, host_ns);
 		ht_stream_commit(s, p + 21);
 	}
-	pthread_mutex_unlock(&s->lock);
+	ht_lock_give(&s->lock);
 }

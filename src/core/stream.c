@@ -383,7 +383,6 @@ struct ht_stream *ht_stream_create(int dirfd, const char *name, const struct ht_
 	memcpy(s->uuid, p->uuid, 16);
 	snprintf(s->name, sizeof s->name, "%s", name);
 	cur_name(cur, sizeof cur, s->name);
-	pthread_mutex_init(&s->lock, NULL);
 	s->fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (s->fd < 0)
 		goto err;
@@ -462,6 +461,5 @@ void ht_stream_abandon(struct ht_stream *s)
 		close(s->fd);
 	if (s->cur_fd >= 0)
 		close(s->cur_fd);
-	pthread_mutex_destroy(&s->lock);
 	free(s);
 }

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/lock.h"
 #include "format/format.h"
 
 struct ht_stream_params {
@@ -81,7 +82,7 @@ struct ht_stream {
 	struct ht_stream_params p;
 	char procname[HT_PROCNAME_LEN];
 	uint8_t uuid[16];
-	pthread_mutex_t lock; /* for streams shared between threads */
+	struct ht_lock lock; /* for streams shared between threads */
 	/* Thread streams: strings this thread interned lately (see ht_session_intern_cached). */
 	struct {
 		const char *key;      /* the caller's pointer */

@@ -155,7 +155,7 @@ void ht_cl_cmd_end(struct ht_cl_cmd *c, cl_int code, cl_event *app_event, cl_boo
 	if (app_event)
 		HT_CL_REAL(clRetainEvent)(ev);
 	/* One lock hold: a free record is filled and queued (callback mode: taken). */
-	pthread_mutex_lock(&r->lock);
+	ht_lock_take(&r->lock);
 	p = r->free;
 	if (p)
 		r->free = p->next;
@@ -174,7 +174,7 @@ void ht_cl_cmd_end(struct ht_cl_cmd *c, cl_int code, cl_event *app_event, cl_boo
 	memcpy(p->global, c->global, sizeof p->global);
 	memcpy(p->local, c->local, sizeof p->local);
 	if (collect_by_callback()) {
-		pthread_mutex_unlock(&r->lock);
+		ht_lock_give(&r->lock);
 		if (HT_CL_REAL(clSetEventCallback)(ev, CL_COMPLETE, completed, p) == CL_SUCCESS)
 			return;
 		free(p);
@@ -187,7 +187,7 @@ void ht_cl_cmd_end(struct ht_cl_cmd *c, cl_int code, cl_event *app_event, cl_boo
 	r->tail = p;
 	n = ++r->npending;
 	__atomic_store_n(&r->tail_corr, p->corr, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&r->lock);
+	ht_lock_give(&r->lock);
 	if (!__atomic_load_n(&exit_hooked, __ATOMIC_RELAXED) &&
 	    !__atomic_exchange_n(&exit_hooked, 1, __ATOMIC_RELAXED))
 		atexit(at_exit); /* after the runtime's own: ours runs first */
@@ -197,7 +197,7 @@ void ht_cl_cmd_end(struct ht_cl_cmd *c, cl_int code, cl_event *app_event, cl_boo
 		ht_cl_collect_rec(r, 0, 0);
 	return;
 lost_locked:
-	pthread_mutex_unlock(&r->lock);
+	ht_lock_give(&r->lock);
 lost:
 	HT_CL_REAL(clReleaseEvent)(ev);
 	ht_emit_lost(HT_LOST_DEVICE_RECORD, 1);
@@ -278,11 +278,11 @@ uint64_t ht_cl_collect_rec(struct ht_cl_queue *r, int final, uint64_t upto)
 	uint64_t seen;
 	int blocked = 0;
 
-	pthread_mutex_lock(&r->lock);
+	ht_lock_take(&r->lock);
 	list = r->head;
 	r->head = r->tail = NULL;
 	r->npending = 0;
-	pthread_mutex_unlock(&r->lock);
+	ht_lock_give(&r->lock);
 	if (!list)
 		return 0;
 	/*
@@ -334,7 +334,7 @@ uint64_t ht_cl_collect_rec(struct ht_cl_queue *r, int final, uint64_t upto)
 			done = p;
 		done_tail = p;
 	}
-	pthread_mutex_lock(&r->lock);
+	ht_lock_take(&r->lock);
 	if (keep) {
 		/* Older than anything enqueued meanwhile: back to the front. */
 		*keep_tail = r->head;
@@ -347,7 +347,7 @@ uint64_t ht_cl_collect_rec(struct ht_cl_queue *r, int final, uint64_t upto)
 		done_tail->next = r->free;
 		r->free = done;
 	}
-	pthread_mutex_unlock(&r->lock);
+	ht_lock_give(&r->lock);
 	return seen;
 }
 
@@ -396,10 +396,10 @@ static cl_uint held_refs(cl_event e)
 	cl_uint n = 0;
 
 	for (struct ht_cl_queue *r = ht_cl_queue_first(); r; r = r->all_next) {
-		pthread_mutex_lock(&r->lock);
+		ht_lock_take(&r->lock);
 		for (struct ht_cl_pending *p = r->head; p; p = p->next)
 			n += p->ev == e && p->app_event;
-		pthread_mutex_unlock(&r->lock);
+		ht_lock_give(&r->lock);
 	}
 	return n;
 }

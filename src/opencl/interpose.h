@@ -34,6 +34,7 @@
 #include <CL/cl_gl.h>
 #pragma GCC visibility pop
 
+#include "core/lock.h"
 #include "core/recorder.h"
 #include "hetrace/hetrace.h"
 #include "opencl/api.gen.h"
@@ -116,7 +117,7 @@ struct ht_cl_queue {
 	int has_app_array;		/* CL_QUEUE_PROPERTIES_ARRAY is answered from app_array */
 	struct ht_stream *stream;	/* created on first emission */
 	int stream_failed;
-	pthread_mutex_t lock; /* pending list and free records */
+	struct ht_lock lock; /* pending list and free records */
 	struct ht_cl_pending *head, *tail, *free;
 	unsigned int npending;
 	uint64_t tail_corr; /* corr of the last command queued (atomic; written under lock) */

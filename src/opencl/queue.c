@@ -71,7 +71,6 @@ static struct ht_cl_queue *record_add(cl_command_queue q, cl_device_id dev,
 		}
 		r->has_app_array = !app_array || r->app_array;
 	}
-	pthread_mutex_init(&r->lock, NULL);
 	pthread_mutex_lock(&list_lock);
 	r->all_next = all;
 	__atomic_store_n(&all, r, __ATOMIC_RELEASE);
@@ -129,7 +128,7 @@ struct ht_stream *ht_cl_queue_stream(struct ht_cl_queue *r)
 
 	if (s || r->stream_failed)
 		return s;
-	pthread_mutex_lock(&r->lock);
+	ht_lock_take(&r->lock);
 	if (!r->stream && !r->stream_failed) {
 		s = ht_device_stream_create(r->device_index, (uintptr_t)r->q);
 		if (s) {
@@ -140,7 +139,7 @@ struct ht_stream *ht_cl_queue_stream(struct ht_cl_queue *r)
 		}
 	}
 	s = r->stream;
-	pthread_mutex_unlock(&r->lock);
+	ht_lock_give(&r->lock);
 	return s;
 }
 
@@ -255,7 +254,7 @@ void ht_cl_queues_after_fork(void)
 {
 	pthread_mutex_init(&list_lock, NULL);
 	for (struct ht_cl_queue *r = all; r; r = r->all_next) {
-		pthread_mutex_init(&r->lock, NULL);
+		r->lock.held = 0; /* a thread that held it is gone */
 		r->stream = NULL;
 		r->stream_failed = 0;
 		/* The parent's events mean nothing here: recycle their records as they are. */

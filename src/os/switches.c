@@ -428,7 +428,7 @@ void ht_os_on_packet(struct ht_stream *s, size_t need)
 	(void)need; /* intervals go to the OS stream, not into s */
 	if (!own || !out || !try_busy(own))
 		return; /* busy: process exit is draining it */
-	pthread_mutex_lock(&out->lock);
+	ht_lock_take(&out->lock);
 	drain(own, out, 0, 0);
 	/*
 	 * A thread with few events of its own has no packet switch to drain
@@ -444,7 +444,7 @@ void ht_os_on_packet(struct ht_stream *s, size_t need)
 		}
 		pthread_mutex_unlock(&os_lock);
 	}
-	pthread_mutex_unlock(&out->lock);
+	ht_lock_give(&out->lock);
 	release_busy(own);
 }
 
@@ -475,9 +475,9 @@ void ht_os_thread_close(struct ht_stream *s)
 	pthread_mutex_unlock(&os_lock);
 	/* Unlisted: only a process-exit drain that started before can still hold it. */
 	if (wait_busy(r) && os_out) {
-		pthread_mutex_lock(&os_out->lock);
+		ht_lock_take(&os_out->lock);
 		drain(r, os_out, 0, 1);
-		pthread_mutex_unlock(&os_out->lock);
+		ht_lock_give(&os_out->lock);
 	}
 	s->os = NULL;
 	ring_free(r);
@@ -492,10 +492,10 @@ void ht_os_process_exit(struct ht_stream *proc)
 		if (!wait_busy(r))
 			continue;
 		if (out != proc)
-			pthread_mutex_lock(&out->lock);
+			ht_lock_take(&out->lock);
 		drain(r, out, 0, 1);
 		if (out != proc)
-			pthread_mutex_unlock(&out->lock);
+			ht_lock_give(&out->lock);
 		/* The owner may still run until the process ends: it frees its ring itself. */
 		release_busy(r);
 	}
