@@ -8,7 +8,10 @@
 # (HETRACE_CL_COLLECT=callback), to compare the two ways. A fifth, prof, is
 # the anchor for what tracing asks of the runtime: untraced, the program
 # itself uses a profiling queue, an event per command and reads its four
-# timestamps; trace - prof is hetrace's own share of an enqueue. Not pass/fail.
+# timestamps; trace - prof is hetrace's own share of an enqueue. A sixth,
+# inproc, measures that share inside one traced process (cl_bench inproc:
+# recorded and unrecorded blocks of ~1 ms alternate, so slow phases of the
+# machine hit both sides alike). Not pass/fail.
 #
 #   bench/opencl.sh BUILD_DIR        (REPS=7 SCALE=1 by default; basic device: 10 x SCALE)
 set -euo pipefail
@@ -50,6 +53,12 @@ for dev in basic pthread; do
 			run $c $dev "$r"
 		done
 	done
+done
+
+for r in $(seq 1 "$reps"); do
+	POCL_DEVICES=basic "$build/bin/hetrace" record -q -o "$work/tdir.inproc.$r" -- \
+		"$bench" "$scale" inproc >"$work/inproc.basic.$r"
+	rm -rf "$work/tdir.inproc.$r"
 done
 
 /usr/bin/env python3 - "$work" "$reps" <<'EOF'
@@ -101,6 +110,18 @@ print("opencl-bench-share: runtime profiling (prof - base) read4k_ns=%.1f kernel
           d("read_4KiB", "prof"), d("kernel_finish", "prof"),
           med[("basic", "read_4KiB", "trace")] - med[("basic", "read_4KiB", "prof")],
           med[("basic", "kernel_finish", "trace")] - med[("basic", "kernel_finish", "prof")]))
+inp = {}
+for f in glob.glob(os.path.join(work, "inproc.basic.*")):
+    for line in open(f):
+        k, v = line.split()
+        inp.setdefault(k, []).append(float(v))
+print("opencl-bench-inproc: hetrace's own share in one process (median of %d runs of the "
+      "median over block pairs) kernel_ns=%.1f [%.1f-%.1f] read4k_ns=%.1f [%.1f-%.1f] "
+      "(basic device)" % (len(inp["inproc_kernel_share"]),
+                          statistics.median(inp["inproc_kernel_share"]),
+                          min(inp["inproc_kernel_share"]), max(inp["inproc_kernel_share"]),
+                          statistics.median(inp["inproc_read4k_share"]),
+                          min(inp["inproc_read4k_share"]), max(inp["inproc_read4k_share"])))
 print("\nopencl-bench: preload_ns=%.1f trace_sync_ns=%.1f trace_read4k_ns=%.1f "
       "trace_kernel_ns=%.1f" % (sync_pre, sync_tr, d("read_4KiB", "trace"),
                                 d("kernel_finish", "trace")))

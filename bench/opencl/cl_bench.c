@@ -10,7 +10,15 @@
  * four timestamps read after completion, the event released. That run
  * (Pocl-prof) separates the runtime's own profiling cost from hetrace's.
  *
- *   cl_bench [SCALE [profiled]]   SCALE multiplies the iteration counts (default 1)
+ * With "inproc", run under `hetrace record`, it measures hetrace's own share
+ * inside one process: blocks of kernel + clFinish (and of blocking 4 KiB
+ * reads) alternate between recorded and not recorded (ht_active, the flag
+ * the wrappers test, cleared for a block), and the unrecorded blocks do the
+ * profiled work above themselves. Blocks last ~1 ms, so a slow phase of the
+ * machine (they last seconds here) hits both sides of a pair alike; it
+ * prints the median over pairs of the per-call difference.
+ *
+ *   cl_bench [SCALE [profiled|inproc]]   SCALE multiplies the iteration counts (default 1)
  */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
@@ -45,6 +53,72 @@ static void collect(cl_event ev)
 
 static const char *source = "__kernel void nop(__global int *a) { a[get_global_id(0)] += 1; }";
 
+/* hetrace's recording flag (hetrace.h), present when run under `hetrace record`. */
+extern int ht_active __attribute__((weak));
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* One block of `n` kernel + clFinish (read: blocking 4 KiB reads); ns per call. */
+static double block(cl_command_queue q, cl_kernel k, cl_mem b, void *host, int read, long n,
+		    int recorded)
+{
+	size_t gsz = 64;
+	cl_event ev = NULL, *evp = recorded ? NULL : &ev;
+	double t;
+
+	__atomic_store_n(&ht_active, recorded, __ATOMIC_RELAXED);
+	t = now_ns();
+	for (long i = 0; i < n; i++) {
+		if (read)
+			clEnqueueReadBuffer(q, b, CL_TRUE, 0, 4096, host, 0, NULL, evp);
+		else
+			clEnqueueNDRangeKernel(q, k, 1, NULL, &gsz, NULL, 0, NULL, evp);
+		if (!read)
+			clFinish(q);
+		collect(ev);
+		ev = NULL;
+	}
+	t = (now_ns() - t) / n;
+	__atomic_store_n(&ht_active, 1, __ATOMIC_RELAXED);
+	return t;
+}
+
+/* The inproc mode (see the top); `pairs` block pairs per test, order alternating. */
+static int inproc(cl_command_queue q, cl_kernel k, cl_mem b, void *host, int pairs)
+{
+	static const char *const names[2] = {"inproc_kernel_share", "inproc_read4k_share"};
+	double *diff = malloc(pairs * sizeof *diff);
+
+	if (!&ht_active || !ht_active || !diff) {
+		fprintf(stderr, "cl_bench: inproc needs to run under `hetrace record`\n");
+		free(diff);
+		return 1;
+	}
+	for (int read = 0; read < 2; read++) {
+		for (int i = 0; i < pairs; i++) {
+			double on, off;
+
+			if (i & 1) {
+				off = block(q, k, b, host, read, 2000, 0);
+				on = block(q, k, b, host, read, 2000, 1);
+			} else {
+				on = block(q, k, b, host, read, 2000, 1);
+				off = block(q, k, b, host, read, 2000, 0);
+			}
+			diff[i] = on - off;
+		}
+		qsort(diff, pairs, sizeof *diff, cmp_double);
+		printf("%s %.1f\n", names[read], diff[pairs / 2]);
+	}
+	free(diff);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	double scale = argc > 1 ? atof(argv[1]) : 1.0, t;
@@ -52,6 +126,7 @@ int main(int argc, char **argv)
 	cl_device_id d;
 	cl_uint n;
 	cl_int err;
+	int mode_inproc;
 	char name[128];
 	static char host[1 << 20];
 	size_t gsz = 64;
@@ -66,6 +141,7 @@ int main(int argc, char **argv)
 	profiled = argc > 2 && !strcmp(argv[2], "profiled");
 	if (profiled)
 		evp = &ev;
+	mode_inproc = argc > 2 && !strcmp(argv[2], "inproc");
 	cl_context ctx = clCreateContext(NULL, 1, &d, NULL, NULL, &err);
 	cl_command_queue q =
 	    clCreateCommandQueueWithProperties(ctx, d, profiled ? props : NULL, &err);
@@ -75,6 +151,8 @@ int main(int argc, char **argv)
 	cl_kernel k = clCreateKernel(prog, "nop", &err);
 	clSetKernelArg(k, 0, sizeof b, &b);
 	clEnqueueWriteBuffer(q, b, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL);
+	if (mode_inproc)
+		return inproc(q, k, b, host, (int)(100 * scale) | 1);
 
 	iters = (long)(200000 * scale);
 	t = now_ns();
