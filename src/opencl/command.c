@@ -163,16 +163,19 @@ void ht_cl_cmd_end(struct ht_cl_cmd *c, cl_int code, cl_event *app_event, cl_boo
 		goto lost_locked;
 	p->next = NULL;
 	p->ev = ev;
-	p->corr = c->corr;
-	p->host_raw = c->host_raw;
-	p->bytes = c->bytes;
-	p->name = c->name;
-	p->cmd = c->cmd;
-	p->kind = c->kind;
 	p->app_event = app_event != NULL;
 	p->queue = r;
-	memcpy(p->global, c->global, sizeof p->global);
-	memcpy(p->local, c->local, sizeof p->local);
+	p->dc.corr = c->corr;
+	p->dc.queue = (uintptr_t)r->q;
+	p->dc.device = r->device_index;
+	p->dc.kind = c->kind;
+	p->dc.cmd = c->cmd;
+	p->dc.ts_domain = HT_DOM_DEVICE;
+	p->dc.bytes = c->bytes;
+	p->dc.name = c->name;
+	memcpy(p->dc.global, c->global, sizeof p->dc.global);
+	memcpy(p->dc.local, c->local, sizeof p->dc.local);
+	p->dc.host_before_raw = c->host_raw;
 	if (collect_by_callback()) {
 		ht_lock_give(&r->lock);
 		if (HT_CL_REAL(clSetEventCallback)(ev, CL_COMPLETE, completed, p) == CL_SUCCESS)
@@ -186,7 +189,7 @@ void ht_cl_cmd_end(struct ht_cl_cmd *c, cl_int code, cl_event *app_event, cl_boo
 		r->head = p;
 	r->tail = p;
 	n = ++r->npending;
-	__atomic_store_n(&r->tail_corr, p->corr, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->tail_corr, p->dc.corr, __ATOMIC_RELAXED);
 	ht_lock_give(&r->lock);
 	if (!__atomic_load_n(&exit_hooked, __ATOMIC_RELAXED) &&
 	    !__atomic_exchange_n(&exit_hooked, 1, __ATOMIC_RELAXED))
@@ -212,13 +215,10 @@ lost:
  */
 static int emit(struct ht_cl_queue *r, struct ht_cl_pending *p, int inferred, uint64_t seen_raw)
 {
-	static const cl_profiling_info what[4] = {
-	    CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT, CL_PROFILING_COMMAND_START,
-	    CL_PROFILING_COMMAND_END};
 	struct ht_stream *s = ht_cl_queue_stream(r);
-	struct ht_device_command dc; /* every field set below: an initializer is a `rep stosq` */
+	struct ht_device_command *dc = &p->dc;
 	cl_ulong ts[4] = {0, 0, 0, 0};
-	cl_command_type type = p->cmd;
+	cl_command_type type = dc->cmd;
 	cl_int status = p->status;
 	int have = 0;
 
@@ -227,11 +227,14 @@ static int emit(struct ht_cl_queue *r, struct ht_cl_pending *p, int inferred, ui
 	if (!type)
 		HT_CL_REAL(clGetEventInfo)(p->ev, CL_EVENT_COMMAND_TYPE, sizeof type, &type, NULL);
 	if (status == CL_COMPLETE && r->profiling) {
-		have = 1;
-		for (int i = 0; i < 4; i++)
-			if (HT_CL_REAL(clGetEventProfilingInfo)(p->ev, what[i], sizeof ts[i],
-								&ts[i], NULL) != CL_SUCCESS)
-				have = 0;
+		ht_cl_clGetEventProfilingInfo_t get = HT_CL_REAL(clGetEventProfilingInfo);
+
+		/* Error codes are negative, CL_SUCCESS 0: all four succeeded when their OR is 0. */
+		have = (get(p->ev, CL_PROFILING_COMMAND_QUEUED, sizeof ts[0], &ts[0], NULL) |
+			get(p->ev, CL_PROFILING_COMMAND_SUBMIT, sizeof ts[0], &ts[1], NULL) |
+			get(p->ev, CL_PROFILING_COMMAND_START, sizeof ts[0], &ts[2], NULL) |
+			get(p->ev, CL_PROFILING_COMMAND_END, sizeof ts[0], &ts[3], NULL)) ==
+		       CL_SUCCESS;
 	}
 	/*
 	 * No timestamps for a completion we inferred: ask the runtime what really
@@ -246,25 +249,17 @@ static int emit(struct ht_cl_queue *r, struct ht_cl_pending *p, int inferred, ui
 		p->status = status;
 		return 0;
 	}
-	dc.corr = p->corr;
-	dc.queue = (uintptr_t)r->q;
-	dc.device = r->device_index;
-	dc.kind = p->kind;
-	dc.cmd = type;
-	dc.status = status;
-	dc.ts_domain = HT_DOM_DEVICE;
-	dc.queued = ts[0];
-	dc.submit = ts[1];
-	dc.start = ts[2];
-	dc.end = ts[3];
-	dc.bytes = p->bytes;
-	dc.name = p->name;
-	memcpy(dc.global, p->global, sizeof dc.global);
-	memcpy(dc.local, p->local, sizeof dc.local);
+	dc->cmd = type;
+	dc->status = status;
+	dc->queued = ts[0];
+	dc->submit = ts[1];
+	dc->start = ts[2];
+	dc->end = ts[3];
 	/* the enqueue began before QUEUED; completion was seen before this event */
-	dc.host_before_raw = have ? p->host_raw : 0;
-	dc.seen_raw = seen_raw;
-	ht_emit_device_command(s, &dc);
+	if (!have)
+		dc->host_before_raw = 0;
+	dc->seen_raw = seen_raw;
+	ht_emit_device_command(s, dc);
 	if (!have)
 		ht_emit_lost(HT_LOST_DEVICE_TIMESTAMP, 1);
 	return 1;
@@ -291,7 +286,7 @@ uint64_t ht_cl_collect_rec(struct ht_cl_queue *r, int final, uint64_t upto)
 	 * just waited for: they are complete without asking (saves a query
 	 * each). Another collector may have taken it already.
 	 */
-	for (p = list; p && p->corr != upto; p = p->next)
+	for (p = list; p && p->dc.corr != upto; p = p->next)
 		;
 	if (!p)
 		upto = 0;
@@ -299,7 +294,7 @@ uint64_t ht_cl_collect_rec(struct ht_cl_queue *r, int final, uint64_t upto)
 		p->inferred = upto != 0;
 		if (upto) {
 			p->status = CL_COMPLETE;
-			if (p->corr == upto)
+			if (p->dc.corr == upto)
 				upto = 0;
 			continue;
 		}

@@ -94,14 +94,12 @@ extern struct ht_cl_map ht_cl_queues, ht_cl_kernels;
 struct ht_cl_pending {
 	struct ht_cl_pending *next;
 	cl_event ev;
-	uint64_t corr, host_raw, bytes;
-	uint32_t name, cmd;
-	enum ht_cmd_kind kind;
 	int app_event;		   /* the app's event: we hold one extra reference */
 	struct ht_cl_queue *queue; /* callback collection: where to emit */
 	cl_int status;		   /* scratch while collecting */
 	int inferred;		   /* status inferred from a wait, not asked */
-	uint64_t global[3], local[3];
+	/* The event to write, filled at enqueue (host_before_raw: the enqueue's time). */
+	struct ht_device_command dc;
 };
 
 struct ht_cl_queue {
