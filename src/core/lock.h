@@ -2,8 +2,10 @@
  * A lock for the short critical sections on event paths: a shared stream's
  * write (device commands), an OpenCL queue's pending list. Taking it is one
  * compare-and-swap and releasing it one plain store, where a pthread mutex
- * pays an atomic on both and ~55 instructions a pair: 4 pairs per OpenCL
- * kernel + clFinish, 7 ns of it here (bench/opencl.sh).
+ * pays an atomic on both and ~55 instructions a pair. An OpenCL kernel +
+ * clFinish takes 4 pairs; with pthread mutexes hetrace's own share of that
+ * cycle was ~100 ns here, with this lock ~75 (in-process A/B, the method of
+ * bench/opencl.sh's inproc line).
  *
  * A waiter spins briefly, then yields, then sleeps 50 us at a time, so a
  * holder that blocks (a drain, a full ring in block mode) costs the others

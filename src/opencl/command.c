@@ -18,11 +18,11 @@
  * HETRACE_CL_COLLECT=callback collects instead from a completion callback
  * (clSetEventCallback) on the runtime's thread, to measure the two against
  * each other (bench/opencl.sh). Measured on PoCL 3.1 (ns over untraced,
- * medians of 7): basic device read 4 KiB 168 deferred / 191 callback,
- * kernel+finish 219 / 256; pthread device read 4 KiB 8019 / 8796,
- * kernel+finish 9791 / 11033. Deferred collection is cheaper in all four
- * (callbacks were cheaper in three of four before deferred collection lost
- * its clock_gettime calls). Callbacks also lose commands: PoCL never calls
+ * medians of 7, quiet runs): basic device read 4 KiB 130-137 deferred /
+ * 136-150 callback, kernel+finish 186 / 199-223; on the pthread device the
+ * two are within its noise (thousands of ns). Deferred stays the default
+ * (callbacks were cheaper in three of four cases before deferred collection
+ * lost its clock_gettime calls). Callbacks also lose commands: PoCL never calls
  * back for a command aborted by a failed user-event dependency
  * (opencl_transparency_events fails in that mode), nothing claims commands
  * still running at exit, and our reference on an app event is not hidden
