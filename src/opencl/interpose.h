@@ -98,7 +98,6 @@ struct ht_cl_pending {
 	struct ht_cl_queue *queue; /* callback collection: where to emit */
 	cl_int status;		   /* scratch while collecting */
 	int inferred;		   /* status inferred from a wait, not asked */
-	int have_times;		   /* gathered: the four timestamps were read */
 	/* The event to write, filled at enqueue (host_before_raw: the enqueue's time). */
 	struct ht_device_command dc;
 };
@@ -185,8 +184,8 @@ void ht_cl_collect_all(void);
 /*
  * Collects a queue; `upto`: the corr of a command that a blocking call on an
  * in-order queue just completed (with all before it), or 0. Return: the raw
- * clock read after the written commands' timestamps were (it stamps them),
- * or 0 when none was written.
+ * clock read once the statuses were known (it stamps the commands), or 0
+ * when nothing was pending.
  */
 uint64_t ht_cl_collect_rec(struct ht_cl_queue *r, int final, uint64_t upto);
 /* At exit: records every pending command, unfinished ones with their status. */
