@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli/consumer.h"
+#include "format/grow.h"
 #include "format/ring.h"
 
 struct ring_ent {
@@ -99,15 +100,8 @@ static void add(struct ht_consumer *c, int pfd, const char *proc, const char *na
 
 	if (known(c, proc, name))
 		return;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 16;
-		struct ring_ent *n = realloc(c->ents, cap * sizeof *n);
-
-		if (!n)
-			return;
-		c->ents = n;
-		c->cap = cap;
-	}
+	if (ht_grow((void **)&c->ents, &c->cap, sizeof *c->ents, c->n + 1))
+		return;
 	e = &c->ents[c->n];
 	if (ht_ring_file_open(pfd, name, &e->rf))
 		return; /* not set up yet (found again by a later scan) */

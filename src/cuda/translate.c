@@ -13,6 +13,7 @@
 
 #include "core/recorder.h"
 #include "cuda/translate.h"
+#include "format/grow.h"
 #include "hetrace/hetrace.h"
 
 #define CTX_WIDE    0xffffffffu /* queue low half of context-wide synchronisations */
@@ -153,15 +154,8 @@ static void ctx_set(struct ht_cuda_xlate *x, uint32_t context, uint32_t device)
 			x->ctxs[i].device_plus1 = device + 1;
 			return;
 		}
-	if (x->nctxs == x->capctxs) {
-		size_t cap = x->capctxs ? x->capctxs * 2 : 8;
-		struct ctx_slot *n = realloc(x->ctxs, cap * sizeof *n);
-
-		if (!n)
-			return;
-		x->ctxs = n;
-		x->capctxs = cap;
-	}
+	if (ht_grow((void **)&x->ctxs, &x->capctxs, sizeof *x->ctxs, x->nctxs + 1))
+		return;
 	x->ctxs[x->nctxs++] = (struct ctx_slot){context, device + 1};
 }
 

@@ -30,13 +30,15 @@
 #include "analysis/timeline.h"
 #include "export/export.h"
 #include "export/export_tracks.h"
+#include "format/grow.h"
 
 #define QUEUE_TID_BASE 0x40000000
 #define CPU_TID_BASE   0x50000000
 
 struct ch_thread {
 	uint64_t *begin; /* stack of open slices' begin times */
-	unsigned int depth, cap;
+	unsigned int depth;
+	size_t cap;
 	int32_t cpu_tid; /* pseudo-thread of its CPU states, 0 until needed */
 };
 
@@ -276,15 +278,8 @@ static int slice_begin(struct ch *c, const struct ht_tl_record *r)
 
 	if (!th)
 		return -ENOMEM;
-	if (th->depth == th->cap) {
-		unsigned int cap = th->cap ? th->cap * 2 : 8;
-		uint64_t *b = realloc(th->begin, cap * sizeof *b);
-
-		if (!b)
-			return -ENOMEM;
-		th->begin = b;
-		th->cap = cap;
-	}
+	if (ht_grow((void **)&th->begin, &th->cap, sizeof *th->begin, (size_t)th->depth + 1))
+		return -ENOMEM;
 	th->begin[th->depth++] = r->ts;
 	ev_open(c, "B", r->name ? r->name : "?", r->category, r->pid, r->tid, r->ts);
 	fputc('}', c->f);

@@ -35,6 +35,7 @@
 #include "export/otf2_ends.h"
 #include "export/otf2_map.h"
 #include "format/format.h"
+#include "format/grow.h"
 
 #define PACKET (64u << 10)
 
@@ -78,11 +79,14 @@ struct cx {
 	struct ht_strmap keys;	/* "p:pid", "t:pid:tid", "q:pid:dev:queue" */
 	struct ht_strmap names; /* device command names waiting for their end */
 	char **name_v;
-	uint32_t nnames, capnames;
+	uint32_t nnames;
+	size_t capnames;
 	struct xproc *procs;
-	uint32_t nprocs, capprocs;
+	uint32_t nprocs;
+	size_t capprocs;
 	struct xstream *streams;
-	uint32_t nstreams, capstreams;
+	uint32_t nstreams;
+	size_t capstreams;
 	struct enc e;
 	uint64_t clamped;
 	int rc;
@@ -97,24 +101,6 @@ static void fail(struct cx *c, int rc, const char *file, const char *what)
 	snprintf(c->err->file, sizeof c->err->file, "%s", file ? file : "");
 	c->err->offset = HT_NO_OFFSET;
 	snprintf(c->err->msg, sizeof c->err->msg, "CTF export: %s", what);
-}
-
-static int grow(void **v, uint32_t *cap, size_t elem, uint32_t need)
-{
-	uint32_t n = *cap ? *cap : 16;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*v, (size_t)n * elem);
-	if (!p)
-		return -ENOMEM;
-	memset((char *)p + (size_t)*cap * elem, 0, (size_t)(n - *cap) * elem);
-	*v = p;
-	*cap = n;
-	return 0;
 }
 
 /* ---- payload encoding (little-endian, byte-aligned) ---- */
@@ -228,8 +214,8 @@ static uint32_t proc_of(struct cx *c, int32_t pid)
 
 	snprintf(k, sizeof k, "p:%d", (int)pid);
 	v = ht_strmap_get(&c->keys, k, c->nprocs, &created);
-	if (!v ||
-	    (created && grow((void **)&c->procs, &c->capprocs, sizeof *c->procs, c->nprocs + 1))) {
+	if (!v || (created &&
+		   ht_grow((void **)&c->procs, &c->capprocs, sizeof *c->procs, c->nprocs + 1))) {
 		fail(c, -ENOMEM, NULL, "out of memory");
 		return UINT32_MAX;
 	}
@@ -293,7 +279,7 @@ static struct xstream *stream_of(struct cx *c, int32_t pid, int sc, int32_t tid,
 	proc = proc_of(c, pid);
 	if (proc == UINT32_MAX || c->rc)
 		return NULL;
-	if (grow((void **)&c->streams, &c->capstreams, sizeof *c->streams, c->nstreams + 1)) {
+	if (ht_grow((void **)&c->streams, &c->capstreams, sizeof *c->streams, c->nstreams + 1)) {
 		fail(c, -ENOMEM, NULL, "out of memory");
 		return NULL;
 	}
@@ -466,7 +452,7 @@ static uint32_t name_ref(struct cx *c, const char *name)
 	uint32_t *v = ht_strmap_get(&c->names, name ? name : "", c->nnames, &created);
 
 	if (!v || (created &&
-		   grow((void **)&c->name_v, &c->capnames, sizeof *c->name_v, c->nnames + 1))) {
+		   ht_grow((void **)&c->name_v, &c->capnames, sizeof *c->name_v, c->nnames + 1))) {
 		fail(c, -ENOMEM, NULL, "out of memory");
 		return 0;
 	}

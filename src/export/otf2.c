@@ -53,6 +53,7 @@ int ht_export_otf2(struct ht_trace *t, const char *dir, struct ht_read_error *er
 #include "export/ctf_source.h"
 #include "export/otf2_ends.h"
 #include "export/otf2_map.h"
+#include "format/grow.h"
 
 /*
  * libotf2 keeps every chunk in memory unless an allocator says "full": ours
@@ -78,7 +79,8 @@ struct loc {
 	char name[NAME_LEN];
 	struct ht_ends ends; /* queues: commands begun, not ended */
 	uint32_t *stack;     /* threads: regions entered, not left */
-	uint32_t depth, cap;
+	uint32_t depth;
+	size_t cap;
 	uint32_t name_ref; /* set at the end */
 };
 
@@ -114,17 +116,23 @@ struct ox {
 	int tl_open;
 	struct ht_strmap strs, keys;
 	char **strings;
-	uint32_t nstrings, capstrings;
+	uint32_t nstrings;
+	size_t capstrings;
 	struct loc *locs;
-	uint32_t nlocs, caplocs;
+	uint32_t nlocs;
+	size_t caplocs;
 	struct group *groups;
-	uint32_t ngroups, capgroups;
+	uint32_t ngroups;
+	size_t capgroups;
 	struct region *regions;
-	uint32_t nregions, capregions;
+	uint32_t nregions;
+	size_t capregions;
 	struct attr *attrs;
-	uint32_t nattrs, capattrs;
+	uint32_t nattrs;
+	size_t capattrs;
 	struct metric *metrics; /* metric member i = metric class i */
-	uint32_t nmetrics, capmetrics;
+	uint32_t nmetrics;
+	size_t capmetrics;
 	OTF2_AttributeList *al;
 	uint64_t tmin, tmax, clamped;
 	uint64_t unmatched, unfinished; /* Leaves without Enter; Enters without Leave */
@@ -155,25 +163,7 @@ static void ok(struct ox *o, OTF2_ErrorCode e, const char *what)
 	fail(o, -EIO, msg);
 }
 
-static int grow(void **v, uint32_t *cap, size_t elem, uint32_t need)
-{
-	uint32_t c = *cap ? *cap : 16;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	n = realloc(*v, (size_t)c * elem);
-	if (!n)
-		return -ENOMEM;
-	memset((char *)n + (size_t)*cap * elem, 0, (size_t)(c - *cap) * elem);
-	*v = n;
-	*cap = c;
-	return 0;
-}
-
-#define GROW(o, arr, n, cap) (grow((void **)&(o)->arr, &(o)->cap, sizeof *(o)->arr, (o)->n + 1))
+#define GROW(o, arr, n, cap) (ht_grow((void **)&(o)->arr, &(o)->cap, sizeof *(o)->arr, (o)->n + 1))
 
 /* The string ref of s (interned). Errors go to o->rc; 0 is then returned. */
 static uint32_t str_ref(struct ox *o, const char *s)
@@ -623,7 +613,7 @@ static void record(struct ox *o, const struct ht_tl_record *r)
 		reg = region(o, r->category && !strcmp(r->category, "api") ? R_API : R_REGION, NULL,
 			     r->name);
 		if (r->kind == HT_TL_SLICE_BEGIN) {
-			if (grow((void **)&l->stack, &l->cap, sizeof *l->stack, l->depth + 1)) {
+			if (ht_grow((void **)&l->stack, &l->cap, sizeof *l->stack, l->depth + 1)) {
 				fail(o, -ENOMEM, "out of memory");
 				return;
 			}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "export/otf2_ends.h"
+#include "format/grow.h"
 #include "format/heap.h"
 
 static int end_less(const void *a, const void *b, void *ctx)
@@ -16,15 +17,8 @@ static int end_less(const void *a, const void *b, void *ctx)
 
 int ht_ends_push(struct ht_ends *h, const struct ht_pending_end *e)
 {
-	if (h->n == h->cap) {
-		uint32_t cap = h->cap ? h->cap * 2 : 16;
-		struct ht_pending_end *v = realloc(h->v, cap * sizeof *v);
-
-		if (!v)
-			return -ENOMEM;
-		h->v = v;
-		h->cap = cap;
-	}
+	if (ht_grow((void **)&h->v, &h->cap, sizeof *h->v, (size_t)h->n + 1))
+		return -ENOMEM;
 	h->v[h->n] = *e;
 	ht_heap_sift_up(h->v, sizeof *h->v, h->n++, end_less, NULL);
 	return 0;

@@ -18,7 +18,8 @@ struct ht_pending_end {
 
 struct ht_ends {
 	struct ht_pending_end *v;
-	uint32_t n, cap;
+	uint32_t n;
+	size_t cap;
 };
 
 /* Return: 0, or -ENOMEM. */

@@ -16,23 +16,7 @@
 #include "analysis/cpustate.h"
 #include "export/view_model.h"
 #include "format/format.h"
-
-static int grow(void **p, uint64_t *cap, size_t size, uint64_t need)
-{
-	uint64_t c = *cap ? *cap : 16;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	n = realloc(*p, c * size);
-	if (!n)
-		return -ENOMEM;
-	*p = n;
-	*cap = c;
-	return 0;
-}
+#include "format/grow.h"
 
 static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 {
@@ -59,7 +43,7 @@ static int strtab_insert(uint32_t *tab, uint32_t cap, const char *s, uint32_t id
 int64_t ht_view_model_intern(struct ht_view_model *m, const char *s)
 {
 	uint64_t h;
-	uint64_t cap = m->capstr;
+	size_t cap = m->capstr;
 
 	if (!s || !*s)
 		return 0;
@@ -82,7 +66,7 @@ int64_t ht_view_model_intern(struct ht_view_model *m, const char *s)
 		m->strtab = tab;
 		m->strtab_cap = ncap;
 	}
-	if (grow((void **)&m->str, &cap, sizeof *m->str, m->nstr + 1))
+	if (ht_grow((void **)&m->str, &cap, sizeof *m->str, m->nstr + 1))
 		return -ENOMEM;
 	m->capstr = (uint32_t)cap;
 	m->str[m->nstr] = strdup(s);
@@ -149,7 +133,7 @@ static struct ht_view_track *track_get(struct ht_view_model *m, enum ht_view_tra
 				       int32_t pid, int64_t a, uint64_t b)
 {
 	struct ht_view_track *t;
-	uint64_t cap = m->captracks;
+	size_t cap = m->captracks;
 
 	if (m->tracktab_cap) {
 		uint32_t mask = m->tracktab_cap - 1;
@@ -159,7 +143,7 @@ static struct ht_view_track *track_get(struct ht_view_model *m, enum ht_view_tra
 			if (track_key_eq(&m->tracks[m->tracktab[i] - 1], kind, pid, a, b))
 				return &m->tracks[m->tracktab[i] - 1];
 	}
-	if (grow((void **)&m->tracks, &cap, sizeof *m->tracks, m->ntracks + 1))
+	if (ht_grow((void **)&m->tracks, &cap, sizeof *m->tracks, m->ntracks + 1))
 		return NULL;
 	m->captracks = (uint32_t)cap;
 	t = &m->tracks[m->ntracks++];
@@ -192,12 +176,12 @@ static struct ht_view_track *track_get(struct ht_view_model *m, enum ht_view_tra
 
 static struct ht_view_proc *proc_get(struct ht_view_model *m, int32_t pid)
 {
-	uint64_t cap = m->capprocs;
+	size_t cap = m->capprocs;
 
 	for (unsigned int i = 0; i < m->nprocs; i++)
 		if (m->procs[i].pid == pid)
 			return &m->procs[i];
-	if (grow((void **)&m->procs, &cap, sizeof *m->procs, m->nprocs + 1))
+	if (ht_grow((void **)&m->procs, &cap, sizeof *m->procs, m->nprocs + 1))
 		return NULL;
 	m->capprocs = (unsigned int)cap;
 	memset(&m->procs[m->nprocs], 0, sizeof *m->procs);
@@ -279,7 +263,7 @@ static int slice_add(struct ht_view_model *m, struct ht_view_track *t, struct ht
 	if (s->depth + 1u > t->maxdepth)
 		t->maxdepth = s->depth + 1u;
 	if (!t->agg) {
-		if (grow((void **)&t->s, &t->cap, sizeof *t->s, t->n + 1)) {
+		if (ht_grow((void **)&t->s, &t->cap, sizeof *t->s, t->n + 1)) {
 			free(s->args);
 			return -ENOMEM;
 		}
@@ -543,9 +527,9 @@ static int record(struct ht_view_model *m, const struct ht_tl_record *r)
 	if (r->ts > t->last_ts)
 		t->last_ts = r->ts;
 	if (r->kind == HT_TL_SLICE_BEGIN) {
-		uint64_t cap = t->capstack;
+		size_t cap = t->capstack;
 
-		if (grow((void **)&t->stack, &cap, sizeof *t->stack, t->depth + 1))
+		if (ht_grow((void **)&t->stack, &cap, sizeof *t->stack, t->depth + 1))
 			return -ENOMEM;
 		t->capstack = (unsigned int)cap;
 		t->stack[t->depth].ts = r->ts;

@@ -72,7 +72,8 @@ struct ht_view_track {
 	uint64_t keep; /* aggregated: longest slices kept */
 	/* slices: all (full) or a min-heap by duration (aggregated) */
 	struct ht_view_slice *s;
-	uint64_t n, cap;
+	uint64_t n;
+	size_t cap;
 	unsigned int maxdepth;
 	/* counter samples (full): ts, value pairs */
 	double *cv;

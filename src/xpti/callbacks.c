@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/grow.h"
 #include "xpti_internal.h"
 
 struct ht_xpti_cbvec {
@@ -122,16 +123,10 @@ XPTI_EXPORT_API xpti_result_t xptiRegisterCallback(uint8_t stream_id, uint16_t t
 		r->active = true;
 		ret = XPTI_RESULT_UNDELETE;
 	} else {
-		if (ht_xpti_regs.n == ht_xpti_regs.cap) {
-			size_t cap = ht_xpti_regs.cap ? ht_xpti_regs.cap * 2 : 64;
-			struct ht_xpti_reg *regs = realloc(ht_xpti_regs.regs, cap * sizeof(*regs));
-
-			if (!regs) {
-				ret = XPTI_RESULT_FAIL;
-				goto out;
-			}
-			ht_xpti_regs.regs = regs;
-			ht_xpti_regs.cap = cap;
+		if (ht_grow((void **)&ht_xpti_regs.regs, &ht_xpti_regs.cap,
+			    sizeof *ht_xpti_regs.regs, ht_xpti_regs.n + 1)) {
+			ret = XPTI_RESULT_FAIL;
+			goto out;
 		}
 		r = &ht_xpti_regs.regs[ht_xpti_regs.n++];
 		r->cb = cb;
