@@ -18,7 +18,7 @@
 
 #include <stdint.h>
 
-#include "analysis/packet.h"
+#include "format/packet.h"
 #include "format/format.h"
 
 struct ht_sync_point {

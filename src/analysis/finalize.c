@@ -27,8 +27,8 @@
 #include <sys/stat.h>
 
 #include "analysis/finalize.h"
-#include "format/io.h"
-#include "format/ring.h"
+#include "common/io.h"
+#include "ring/salvage.h"
 
 struct fit {
 	uint64_t lo_raw, lo_ns, hi_raw, hi_ns;
@@ -241,155 +241,11 @@ out:
 	return rc;
 }
 
-/*
- * Appends the packet left in `cur` (".<stream>.cur") to its stream unless it
- * is already there, then removes the file. Return: 0, or < 0 with err filled.
- */
-static int salvage_one(const struct ht_trace_process *p, const char *cur, int died,
-		       struct ht_finalize_stats *st, struct ht_read_error *err)
-{
-	char stream[256];
-	size_t n = strlen(cur);
-	struct ht_stream_reader r;
-	struct ht_packet pk;
-	uint8_t *buf = NULL;
-	struct stat sb;
-	int fd = -1, wfd = -1, rc = 0;
-
-	snprintf(stream, sizeof stream, "%.*s", (int)(n - strlen(HT_CUR_SUFFIX) - 1), cur + 1);
-	fd = openat(p->fd, cur, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0 || fstat(fd, &sb) || sb.st_size > (1 << 28))
-		goto drop;
-	buf = malloc((size_t)sb.st_size + 1);
-	if (!buf || read(fd, buf, (size_t)sb.st_size) != sb.st_size)
-		goto drop;
-	if (ht_packet_decode(&pk, buf, (size_t)sb.st_size, 0, NULL) || pk.content <= pk.ctx_end ||
-	    memcmp(pk.uuid, p->uuid, 16))
-		goto drop; /* empty, never written, or not ours */
-	/* Count the packets already in the stream: the current one comes next. */
-	rc = ht_stream_reader_open(&r, p, stream, err);
-	if (rc)
-		goto out;
-	while ((rc = ht_stream_reader_next_packet(&r, err)) > 0)
-		;
-	if (rc == 0 && !r.torn && r.packets == pk.seq) {
-		wfd = openat(p->fd, stream, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-		ht_put64(buf + HT_PC_PACKET, pk.content * 8);
-		if (wfd < 0 || ht_pwrite_all(wfd, buf, (size_t)pk.content, r.file_size)) {
-			rc = -EIO;
-			snprintf(err->file, sizeof err->file, "%s/%s", p->name, stream);
-			snprintf(err->msg, sizeof err->msg, "cannot append the salvaged packet");
-		} else if (died) {
-			st->packets_salvaged++;
-		} else {
-			st->packets_completed++;
-		}
-	}
-	ht_stream_reader_close(&r);
-	if (rc < 0)
-		goto out;
-drop:
-	rc = 0;
-	unlinkat(p->fd, cur, 0);
-out:
-	if (wfd >= 0)
-		close(wfd);
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return rc;
-}
-
-/*
- * Drains a ring file left by a recording whose consumer (`hetrace record`)
- * was killed: its published packets and the one in progress go to the
- * stream file, then the ring is removed. Return: 0, or < 0 with err filled.
- */
-static int salvage_ring(const struct ht_trace_process *p, const char *name, int died,
-			struct ht_finalize_stats *st, struct ht_read_error *err)
-{
-	struct ht_ring_file rf;
-	struct ht_ring_drain_stats ds = {0};
-	int rc = ht_ring_file_open(p->fd, name, &rf);
-
-	if (rc == -EAGAIN || rc == -EBADMSG || rc == -ENOENT) {
-		unlinkat(p->fd, name, 0); /* never set up, or not ours: nothing in it */
-		return 0;
-	}
-	if (rc) {
-		snprintf(err->file, sizeof err->file, "%s/%s", p->name, name);
-		snprintf(err->msg, sizeof err->msg, "cannot open the ring: %s", strerror(-rc));
-		return rc;
-	}
-	ht_ring_drain(rf.h, rf.fd, UINT64_MAX, 1, UINT64_MAX, &ds);
-	ht_ring_file_close(&rf, p->fd, name, ds.error == 0);
-	if (ds.error) {
-		snprintf(err->file, sizeof err->file, "%s/%s", p->name, name);
-		snprintf(err->msg, sizeof err->msg, "cannot append the ring's packets: %s",
-			 strerror(ds.error));
-		return -ds.error;
-	}
-	if (died)
-		st->packets_salvaged += (unsigned int)ds.salvaged;
-	else
-		st->packets_completed += (unsigned int)ds.salvaged;
-	return 0;
-}
-
-/* Return: nonzero when name ends in suffix (and has a stream name before it). */
-static int has_suffix(const char *name, const char *suffix)
-{
-	size_t len = strlen(name), sl = strlen(suffix);
-
-	return name[0] == '.' && len > sl + 1 && !strcmp(name + len - sl, suffix);
-}
-
-static int salvage(const struct ht_trace_process *p, struct ht_finalize_stats *st,
-		   struct ht_read_error *err)
-{
-	int fd = dup(p->fd), rc = 0;
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	struct dirent *de;
-	char names[64][256];
-	unsigned int n = 0;
-	/* A process that ran its exit path closed its process stream: what is
-	 * left open then belongs to threads still running at exit and to shared
-	 * streams, not to a crash. */
-	int died = faccessat(p->fd, ".process" HT_CUR_SUFFIX, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
-		   faccessat(p->fd, ".process" HT_RING_SUFFIX, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
-
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return 0;
-	}
-	rewinddir(d);
-	for (;;) {
-		/* Collect a batch first: unlinking while reading a directory skips entries. */
-		while (n < 64 && (de = readdir(d))) {
-			if (has_suffix(de->d_name, HT_CUR_SUFFIX) ||
-			    has_suffix(de->d_name, HT_RING_SUFFIX))
-				snprintf(names[n++], sizeof names[0], "%s", de->d_name);
-		}
-		if (!n)
-			break;
-		for (unsigned int i = 0; i < n && !rc; i++)
-			rc = has_suffix(names[i], HT_RING_SUFFIX)
-				 ? salvage_ring(p, names[i], died, st, err)
-				 : salvage_one(p, names[i], died, st, err);
-		if (rc || n < 64)
-			break;
-		n = 0;
-		rewinddir(d);
-	}
-	closedir(d);
-	return rc;
-}
-
 int ht_finalize_process(const struct ht_trace_process *p, double nominal_ns_per_tick,
 			struct ht_finalize_stats *st, struct ht_read_error *err)
 {
 	struct fit f = {0};
+	struct ht_salvage_stats sv = {0};
 	int any_raw = 0, any_torn = 0, rc;
 	double slope;
 
@@ -399,9 +255,11 @@ int ht_finalize_process(const struct ht_trace_process *p, double nominal_ns_per_
 		if (rc)
 			return rc;
 	}
-	rc = salvage(p, st, err);
+	rc = ht_salvage_process(p->fd, p->name, p->uuid, &sv, err);
 	if (rc)
 		return rc;
+	st->packets_salvaged += sv.salvaged;
+	st->packets_completed += sv.completed;
 	rc = gather(p, &f, &any_raw, &any_torn, err);
 	if (rc)
 		return rc;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "analysis/merge.h"
-#include "format/heap.h"
+#include "common/heap.h"
 
 /* Heap order: timestamp, then process streams first (definitions before uses). */
 static int before(const struct ht_merge *m, unsigned int a, unsigned int b)

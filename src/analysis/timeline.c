@@ -11,7 +11,7 @@
 
 #include "analysis/cpustate.h"
 #include "analysis/timeline.h"
-#include "format/heap.h"
+#include "common/heap.h"
 
 struct ht_tl_device {
 	int32_t pid;

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "analysis/packet.h"
+#include "format/packet.h"
 
 #define HT_INDEX_FILE "hetrace.index"
 

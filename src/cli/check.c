@@ -13,7 +13,7 @@
 
 #include "analysis/finalize.h"
 #include "cli/cli.h"
-#include "format/ring.h"
+#include "ring/ring.h"
 
 /* Largest string id defined in the process stream. */
 static int defined_strings(const struct ht_trace_process *p, uint32_t *max_id,

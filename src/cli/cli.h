@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "analysis/packet.h"
+#include "format/packet.h"
 
 #define HT_EXIT_USAGE 2
 

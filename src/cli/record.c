@@ -24,10 +24,10 @@
 
 #include "analysis/finalize.h"
 #include "cli/cli.h"
-#include "cli/consumer.h"
+#include "ring/consumer.h"
 #include "core/clock.h"
 #include "core/config.h"
-#include "format/ring.h"
+#include "ring/ring.h"
 
 static const char usage[] =
 	"usage: hetrace record [options] [--] COMMAND [ARGS...]\n"

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/config.h"
-#include "format/ring.h"
+#include "ring/ring.h"
 
 int ht_parse_size(const char *s, size_t *out)
 {

@@ -15,7 +15,7 @@ struct ht_config {
 	double tsc_hz;	      /* HETRACE_TSC_HZ, else HZ of HETRACE_CLOCK=tsc:HZ */
 	int os;		      /* HETRACE_OS: record OS scheduling (1, default) or not (0) */
 	unsigned int ring_slots; /* HETRACE_RING: packets per stream ring for `hetrace
-				  * record` to drain (format/ring.h, 16 by default, used
+				  * record` to drain (ring/ring.h, 16 by default, used
 				  * where its doorbell is); 0 = write them here */
 };
 

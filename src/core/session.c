@@ -34,7 +34,7 @@
 #include "os/switches.h"
 #include "core/recorder.h"
 #include "core/session.h"
-#include "format/ring.h"
+#include "ring/ring.h"
 #include "format/tsdl.h"
 
 HT_EXPORT int ht_active;
@@ -61,7 +61,7 @@ static struct {
 	unsigned int ntables;
 	uint64_t next_instance;
 	uint64_t file_limit;
-	unsigned int ring_slots; /* ring mode (format/ring.h): slots per stream, or 0 */
+	unsigned int ring_slots; /* ring mode (ring/ring.h): slots per stream, or 0 */
 	pthread_key_t key;
 	uint64_t lost_no_stream;
 	int warned_io;

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "core/stream.h"
-#include "format/io.h"
-#include "format/ring.h"
+#include "common/io.h"
+#include "ring/ring.h"
 
 struct ht_doorbell *ht_stream_doorbell;
 void (*ht_stream_on_error)(struct ht_stream *s, int err);

@@ -1,7 +1,7 @@
 /*
  * A stream: one CTF stream file plus its current packet.
  *
- * Ring mode (under `hetrace record`, format/ring.h): packets are slots of a
+ * Ring mode (under `hetrace record`, ring/ring.h): packets are slots of a
  * ring file (".<name>.ring") mapped MAP_SHARED; a full packet is trimmed and
  * published, and `record` appends it to the stream file, so the producer
  * thread never copies packets into the page cache (measured: 15.5 -> 11.3 ns
@@ -51,7 +51,7 @@ struct ht_stream_params {
 	size_t packet_size;	 /* bytes, power of two, >= 4096 */
 	int block;		 /* block mode: wait for space instead of dropping */
 	unsigned int ring_slots; /* > 1: hand packets to `hetrace record` through a ring
-				  * (format/ring.h) of this many packets */
+				  * (ring/ring.h) of this many packets */
 	uint64_t file_limit;	 /* RLIMIT_FSIZE, or UINT64_MAX */
 };
 
@@ -115,7 +115,7 @@ void ht_stream_sync_discarded(struct ht_stream *s);
 /* Slow path of ht_stream_reserve. Return: a pointer to `need` bytes, or NULL (counted). */
 uint8_t *ht_stream_reserve_slow(struct ht_stream *s, size_t need);
 
-/* Ring mode: the consumer's doorbell (format/ring.h), or NULL. Set by the session. */
+/* Ring mode: the consumer's doorbell (ring/ring.h), or NULL. Set by the session. */
 extern struct ht_doorbell *ht_stream_doorbell;
 
 /* Called when a packet write first fails after a success; set by the session. */

@@ -13,7 +13,7 @@
 
 #include "core/recorder.h"
 #include "cuda/translate.h"
-#include "format/grow.h"
+#include "common/grow.h"
 #include "hetrace/hetrace.h"
 
 #define CTX_WIDE    0xffffffffu /* queue low half of context-wide synchronisations */

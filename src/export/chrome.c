@@ -30,7 +30,7 @@
 #include "analysis/timeline.h"
 #include "export/export.h"
 #include "export/export_tracks.h"
-#include "format/grow.h"
+#include "common/grow.h"
 
 #define QUEUE_TID_BASE 0x40000000
 #define CPU_TID_BASE   0x50000000

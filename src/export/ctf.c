@@ -35,7 +35,7 @@
 #include "export/otf2_ends.h"
 #include "export/otf2_map.h"
 #include "format/format.h"
-#include "format/grow.h"
+#include "common/grow.h"
 
 #define PACKET (64u << 10)
 

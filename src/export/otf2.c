@@ -53,7 +53,7 @@ int ht_export_otf2(struct ht_trace *t, const char *dir, struct ht_read_error *er
 #include "export/ctf_source.h"
 #include "export/otf2_ends.h"
 #include "export/otf2_map.h"
-#include "format/grow.h"
+#include "common/grow.h"
 
 /*
  * libotf2 keeps every chunk in memory unless an allocator says "full": ours

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 
 #include "export/otf2_ends.h"
-#include "format/grow.h"
-#include "format/heap.h"
+#include "common/grow.h"
+#include "common/heap.h"
 
 static int end_less(const void *a, const void *b, void *ctx)
 {

@@ -16,7 +16,7 @@
 #include "analysis/cpustate.h"
 #include "export/view_model.h"
 #include "format/format.h"
-#include "format/grow.h"
+#include "common/grow.h"
 
 static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/grow.h"
+#include "common/grow.h"
 #include "xpti_internal.h"
 
 struct ht_xpti_cbvec {

@@ -32,6 +32,9 @@ same() { # same NAME CMD... : untraced and traced outputs are identical
 	shift
 	"$@" >"$work/$name.plain" 2>"$work/$name.plain.err"
 	record "$name" "$@"
+	if [ -n "${SAME_MASK:-}" ]; then # lines the runtime derives from the moment, not from tracing
+		sed -i -E "$SAME_MASK" "$work/$name.plain" "$work/$name.out"
+	fi
 	if ! diff -u "$work/$name.plain" "$work/$name.out" ||
 		! diff -u "$work/$name.plain.err" "$work/$name.err"; then
 		echo "FAIL: the program saw something different when traced"
@@ -127,7 +130,9 @@ pyopencl)
 	;;
 clinfo)
 	command -v clinfo >/dev/null || { echo "clinfo missing"; exit 77; }
-	same ci clinfo
+	# PoCL sizes a CPU device's global memory from the memory free when it
+	# starts: two runs a moment apart differ by megabytes, traced or not.
+	SAME_MASK='s/^( *Global memory size +)[0-9].*/\1(masked)/' same ci clinfo
 	$check "$work/ci" --commands 0 --min-count clGetPlatformIDs=1 --min-count clGetDeviceInfo=100 \
 		--min-count clGetPlatformInfo=5 --min-count clCreateContext=1
 	;;

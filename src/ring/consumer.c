@@ -18,9 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/consumer.h"
-#include "format/grow.h"
-#include "format/ring.h"
+#include "ring/consumer.h"
+#include "common/grow.h"
+#include "ring/ring.h"
 
 struct ring_ent {
 	struct ht_ring_file rf;

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis/packet.h"
+#include "format/packet.h"
 
 #define HT_PACKET_SIZE_MAX (256ull * 1024 * 1024)
 

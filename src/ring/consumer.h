@@ -1,5 +1,5 @@
 /*
- * The consumer side of ring mode (format/ring.h), run by `hetrace record`
+ * The consumer side of ring mode (ring/ring.h), run by `hetrace record`
  * while the traced command runs: it appends the packets the traced threads
  * publish to their stream files, so the threads never write to the disk
  * themselves and no thread is added to the traced program.

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "format/format.h"
-#include "format/io.h"
-#include "format/ring.h"
+#include "common/io.h"
+#include "ring/ring.h"
 
 int ht_ring_valid(const struct ht_ring_header *h, uint64_t size)
 {
