@@ -54,6 +54,31 @@ INT_T = {"size_t", "unsigned int", "int", "unsigned long long", "unsigned char",
          "unsigned short", "cuuint64_t", "cuuint32_t", "CUdeviceptr", "enum cudaMemcpyKind"}
 
 
+# Roles (fntable.h): what a call does, so the analyses never match names.
+ROLE_PATTERNS = [
+    ("HT_ROLE_LAUNCH", re.compile(r"^cu(da)?(Launch(Kernel|CooperativeKernel|Grid)|GraphLaunch)")),
+    ("HT_ROLE_TRANSFER", re.compile(r"^cu(da)?(Memcpy|Memset|MemPrefetch)")),
+    ("HT_ROLE_SYNC", re.compile(r"^cu(da)?((Stream|Event|Device|Thread|Ctx)Synchronize"
+                                r"|Memcpy(?!.*Async)(?!.*(Node|Param)))")),
+    ("HT_ROLE_ALLOC", re.compile(r"^(cuda(Malloc|HostAlloc)|cuMem(Alloc|HostAlloc|Create))")),
+    ("HT_ROLE_FREE", re.compile(r"^(cudaFree|cuMem(Free|Release))")),
+    ("HT_ROLE_BUILD", re.compile(r"^cu(ModuleLoad|LinkComplete|LibraryLoad)")),
+    ("HT_ROLE_QUERY", re.compile(r"^cu(da)?\w*(Get|Query)")),
+    ("HT_ROLE_CREATE", re.compile(r"^cu(da)?\w*Create")),
+    ("HT_ROLE_RELEASE", re.compile(r"^cu(da)?\w*Destroy")),
+]
+ARG_TYPES = {"h": "HT_FA_HEX", "u": "HT_FA_UINT", "i": "HT_FA_INT", "s": "HT_FA_STR"}
+ARG_ROLES = {"corr": "HT_AR_CORR", "stream": "HT_AR_QUEUE", "size": "HT_AR_BYTES",
+             "kernel": "HT_AR_KERNEL", "device": "HT_AR_DEVICE", "event": "HT_AR_EVENT"}
+
+
+def roles(name, corr):
+    r = [flag for flag, pat in ROLE_PATTERNS if pat.match(name)]
+    if corr:
+        r.insert(0, "HT_ROLE_ENQUEUE")
+    return " | ".join(r) or "0"
+
+
 def parse_cbids(path, prefix):
     text = open(path).read()
     ids = {}
@@ -179,7 +204,7 @@ def table(cbids, size, structs, domain, strip):
     for i in range(size):
         n = cbids.get(i)
         if n is None:
-            rows.append(("%s_cbid_%d" % (domain, i), [], False, False))
+            rows.append(("%s_cbid_%d" % (domain, i), [], False, False, "0"))
             continue
         shown = names[i]
         args = field_args(structs.get(n, []))
@@ -190,15 +215,22 @@ def table(cbids, size, structs, domain, strip):
             extra.append(("corr", "u", "(uint64_t)corr"))
         if launch:
             extra.append(("kernel", "s", "(uint64_t)ht_cuda_symbol_id(symbol)"))
-        rows.append((shown, (extra + args)[:MAX_ARGS], n, n in structs))
+        rows.append((shown, (extra + args)[:MAX_ARGS], n, n in structs, roles(shown, corr)))
     return rows
 
 
 def emit_table(out, var, rows):
+    for name, args, _, _, _ in rows:
+        if args:
+            out.append("static const struct ht_fn_arg_desc %s_%s[] = {" % (var, name))
+            for a, t, _ in args:
+                out.append('\t{"%s", %s, %s},' % (a, ARG_TYPES[t], ARG_ROLES.get(a, "HT_AR_NONE")))
+            out.append("};")
+    out.append("")
     out.append("const struct ht_fn_desc %s[] = {" % var)
-    for name, args, _, _ in rows:
-        spec = ",".join("%s:%s" % (a, t) for a, t, _ in args)
-        out.append('\t{"%s", "%s"},' % (name, spec))
+    for name, args, _, _, r in rows:
+        out.append('\t{"%s", %s, %d, %s},' % (name, r, len(args),
+                                               "%s_%s" % (var, name) if args else "NULL"))
     out.append("};")
     out.append("")
 
@@ -211,7 +243,7 @@ def emit_args(out, fn, rows, prefix):
     out.append("\t(void)symbol;")
     out.append("\t(void)corr;")
     out.append("\tswitch (cbid) {")
-    for i, (name, args, cname, has_struct) in enumerate(rows):
+    for i, (name, args, cname, has_struct, _) in enumerate(rows):
         if not args:
             continue
         uses_p = any("p->" in e for _, _, e in args)
@@ -249,7 +281,7 @@ def main():
     drv = table(drv_ids, drv_size, drv_structs, "cu", False)
     for rows in (rt, drv):
         # a launch without its struct would lose its dimensions: only bare ids may lack one
-        for name, args, cname, has_struct in rows:
+        for name, args, cname, has_struct, _ in rows:
             if cname and not has_struct and any("p->" in e for _, _, e in args):
                 sys.exit("gen-cuda-tables: %s uses fields but has no params struct" % cname)
     out = [

@@ -138,6 +138,17 @@ HOOKS = {
     "clEnqueueNativeKernel": {"extra": "ht_cl_cmd_native(&c);"},
 }
 
+# Roles (fntable.h) the analyses use instead of names.
+SYNC = {"clFinish", "clWaitForEvents"}
+BUILD = {"clBuildProgram", "clCompileProgram", "clLinkProgram"}
+FREE = {"clReleaseMemObject", "clSVMFree", "clEnqueueSVMFree"}
+TRANSFER_KINDS = {"COPY_H2D", "COPY_D2H", "COPY_D2D", "COPY_H2H", "FILL", "MAP", "UNMAP",
+                  "MIGRATE"}
+ARG_TYPES = {"h": "HT_FA_HEX", "u": "HT_FA_UINT", "i": "HT_FA_INT", "s": "HT_FA_STR"}
+ARG_ROLES = {"corr": "HT_AR_CORR", "command_queue": "HT_AR_QUEUE", "bytes": "HT_AR_BYTES",
+             "name": "HT_AR_KERNEL", "device": "HT_AR_DEVICE", "event": "HT_AR_EVENT",
+             "result": "HT_AR_RESULT"}
+
 DROP_ORDER = [r"pitch", r"^num_events_in_wait_list$", r"offset$", r"origin", r"ptr$", r"flags$"]
 
 
@@ -251,6 +262,49 @@ def arg_rules(f):
     return out[:12]
 
 
+def roles(f):
+    """Return: the HT_ROLE_* flags of f, as a C expression."""
+    r = []
+    if f.enqueue:
+        kind = (ENQUEUE.get(f.name) or ("OTHER",))[0]
+        r.append("HT_ROLE_ENQUEUE")
+        if kind == "KERNEL":
+            r.append("HT_ROLE_LAUNCH")
+        elif kind in TRANSFER_KINDS:
+            r.append("HT_ROLE_TRANSFER")
+        if any(p.name.startswith("blocking") for p in f.params):
+            r.append("HT_ROLE_BLOCKING")
+    if f.name in SYNC:
+        r.append("HT_ROLE_SYNC")
+    if f.name in BUILD:
+        r.append("HT_ROLE_BUILD")
+    if f.name in FREE:
+        r.append("HT_ROLE_FREE")
+    if f.name == "clSVMAlloc" or (f.name.startswith("clCreate") and f.ret == "cl_mem"):
+        r.append("HT_ROLE_ALLOC")
+    elif f.name.startswith("clCreate"):
+        r.append("HT_ROLE_CREATE")
+    if f.name.startswith("clRelease"):
+        r.append("HT_ROLE_RELEASE")
+    if re.match(r"clGet\w*Info", f.name):
+        r.append("HT_ROLE_QUERY")
+    return " | ".join(r) or "0"
+
+
+def arg_descs(f):
+    """Return: [(name, HT_FA_*, HT_AR_*)] of what f's api_end records."""
+    hook = HOOKS.get(f.name, {})
+    if hook.get("args"):
+        spec = [a.split(":") for a in hook["args"].split(",")]
+    else:
+        spec = [(a[0], a[1]) for a in arg_rules(f)]
+    out = []
+    for name, t in spec:
+        role = "HT_AR_BLOCKING" if name.startswith("blocking") else ARG_ROLES.get(name, "HT_AR_NONE")
+        out.append((name, ARG_TYPES[t], role))
+    return out
+
+
 def parse(include):
     funcs, seen = [], set()
     for h in HEADERS:
@@ -317,8 +371,15 @@ def gen_wrapper(f, idx, out, fname, table, static):
     seen = "c.seen_raw" if f.enqueue else hook.get("seen")
     if hook.get("seen"):
         w("\tuint64_t %s;" % hook["seen"])
+    if "vals" in hook:
+        vals = hook["vals"]
+    else:
+        vals = [a[2] for a in arg_rules(f)]
+    vals = ["(uintptr_t)ret" if v == "ret" else v for v in vals]
+    has_event = any(p.name == "event" and p.type == "cl_event *" for p in f.params)
+    uses_ok = f.enqueue or has_event or any("ret_ok" in v for v in vals)
     w("\tcl_int code;")
-    w("\tint ht_errno, ret_ok;")
+    w("\tint ht_errno%s;" % (", ret_ok" if uses_ok else ""))
     w("")
     # untraced path
     if custom and hook.get("always"):
@@ -352,9 +413,9 @@ def gen_wrapper(f, idx, out, fname, table, static):
         w("\tcode = ret;")
     else:
         w("\tcode = CL_SUCCESS;")
-    w("\tret_ok = code == CL_SUCCESS;")
-    w("\t(void)ret_ok;")
-    if f.has("event") and any(p.name == "event" and p.type == "cl_event *" for p in f.params):
+    if uses_ok:
+        w("\tret_ok = code == CL_SUCCESS;")
+    if has_event:
         w("\tuint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;")
     if f.enqueue:
         kind, cmd, nbytes, blocking = enq
@@ -368,11 +429,6 @@ def gen_wrapper(f, idx, out, fname, table, static):
         w("\tht_cl_cmd_end(&c, code, event, %s);" % (blocking or "CL_FALSE"))
     if hook.get("post"):
         w("\t" + hook["post"])
-    if "vals" in hook:
-        vals = hook["vals"]
-    else:
-        vals = [a[2] for a in arg_rules(f)]
-    vals = ["(uintptr_t)ret" if v == "ret" else v for v in vals]
     end = "ht_emit_api_end_at" if seen else "ht_emit_api_end"
     tail = ", %s" % seen if seen else ""
     if vals:
@@ -432,11 +488,18 @@ def gen_source(funcs, out):
             gen_wrapper(f, i, out, f.name, "ht_cl_real", False)
         if f.ext:
             gen_wrapper(f, i, out, "ext_" + f.name, "ht_cl_ext_real", True)
+    for f in funcs:
+        descs = arg_descs(f)
+        if descs:
+            w("static const struct ht_fn_arg_desc args_%s[] = {" % f.name)
+            for d in descs:
+                w("\t{\"%s\", %s, %s}," % d)
+            w("};")
+    w("")
     w("static const struct ht_fn_desc fns[HT_CL_FN_COUNT] = {")
     for f in funcs:
-        hook = HOOKS.get(f.name, {})
-        spec = hook.get("args") or ",".join("%s:%s" % (a[0], a[1]) for a in arg_rules(f))
-        w("\t{\"%s\", \"%s\"}," % (f.name, spec))
+        n = len(arg_descs(f))
+        w("\t{\"%s\", %s, %d, %s}," % (f.name, roles(f), n, "args_" + f.name if n else "NULL"))
     w("};")
     w("")
     w("const struct ht_fn_table ht_cl_fn_table = {")

@@ -35,13 +35,14 @@ unsigned int ht_sync_samples(const struct ht_event *ev, struct ht_sync_sample ou
 						 ht_le64(p + 5), ht_le64(p + 13)};
 		return 1;
 	}
-	if (ev->id != HT_EV_DEVICE_COMMAND || ev->size < HT_DC_SIZE ||
-	    !ht_le64(p + HT_DC_HOST_BEFORE))
+	if (ev->id != HT_EV_DEVICE_COMMAND || ev->size < HT_EV_DEVICE_COMMAND_SIZE ||
+	    !ht_le64(p + HT_OFF_DEVICE_COMMAND_HOST_BEFORE))
 		return 0;
 	out[0] = (struct ht_sync_sample){ht_le32(p + 16), HT_PAIR_HOST_BEFORE,
-					 ht_le64(p + HT_DC_QUEUED), ht_le64(p + HT_DC_HOST_BEFORE)};
+					 ht_le64(p + HT_OFF_DEVICE_COMMAND_QUEUED),
+					 ht_le64(p + HT_OFF_DEVICE_COMMAND_HOST_BEFORE)};
 	out[1] = (struct ht_sync_sample){ht_le32(p + 16), HT_PAIR_HOST_AFTER,
-					 ht_le64(p + HT_DC_END), ev->ts};
+					 ht_le64(p + HT_OFF_DEVICE_COMMAND_END), ev->ts};
 	return 2;
 }
 

@@ -8,8 +8,6 @@
 
 #include "analysis/cpustate.h"
 
-const char *const ht_cpu_state_names[HT_CPU_STATE_COUNT] = {"running", "preempted", "blocked"};
-
 static struct ht_cpu_thread *find_or_add(struct ht_cpu_states *cs, unsigned int proc, int32_t tid)
 {
 	struct ht_cpu_thread *th = ht_cpu_states_find(cs, proc, tid), *n;

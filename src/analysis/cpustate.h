@@ -50,8 +50,8 @@ struct ht_cpu_states {
 
 /*
  * Reads every cpu_state, os_status and OS lost event of trace t (from its
- * OS and process streams: thread streams are not read). keep_iv[proc] nonzero (or keep_iv NULL): keep that process's intervals
- * for ht_cpu_thread_time. Return: 0, or < 0 with err filled.
+ * OS and process streams: thread streams are not read). keep_iv[proc] nonzero (or keep_iv NULL):
+ * keep that process's intervals for ht_cpu_thread_time. Return: 0, or < 0 with err filled.
  */
 int ht_cpu_states_load(struct ht_cpu_states *cs, struct ht_trace *t, const int *keep_iv,
 		       struct ht_read_error *err);
@@ -75,7 +75,5 @@ uint64_t ht_cpu_thread_time(const struct ht_cpu_thread *th, uint64_t a, uint64_t
  */
 int ht_cpu_thread_waiting_at(const struct ht_cpu_thread *th, uint64_t x, uint64_t *next,
 			     size_t *cursor);
-
-extern const char *const ht_cpu_state_names[HT_CPU_STATE_COUNT];
 
 #endif

@@ -86,7 +86,8 @@ static int gather(const struct ht_trace_process *p, struct fit *f, int *any_raw,
 					 ns = ht_le64(ev.payload + 9);
 
 				fit_add(f, raw, ns);
-				if (ev.payload[0] == HT_ANCHOR_EXIT || ev.payload[0] == HT_ANCHOR_EXEC) {
+				if (ev.payload[0] == HT_ANCHOR_EXIT ||
+				    ev.payload[0] == HT_ANCHOR_EXEC) {
 					f->exit_raw = raw;
 					f->exit_ns = ns;
 					f->have_exit = 1;
@@ -106,7 +107,7 @@ static int gather(const struct ht_trace_process *p, struct fit *f, int *any_raw,
 }
 
 /*
- * A RAW device command's host_before (format.h, HT_DC_HOST_BEFORE):
+ * A RAW device command's host_before (format.h, HT_OFF_DEVICE_COMMAND_HOST_BEFORE):
  * converted with the packet's slope like the timestamps, but neither
  * clamped into the packet (the enqueue it stands for may precede the
  * packet) nor rounded to nearest: down, so it stays a lower bound.
@@ -144,9 +145,11 @@ static int convert_packet(struct ht_stream_reader *r, const struct fit *f, doubl
 			ns = prev_ns;
 		if (ns > hi_ns)
 			ns = hi_ns;
-		if (ev.sc == HT_SC_DEVICE && ev.id == HT_EV_DEVICE_COMMAND && ev.size >= HT_DC_SIZE)
-			convert_host_before((uint8_t *)ev.payload + HT_DC_HOST_BEFORE, a_raw, a_ns,
-					    s);
+		if (ev.sc == HT_SC_DEVICE && ev.id == HT_EV_DEVICE_COMMAND &&
+		    ev.size >= HT_EV_DEVICE_COMMAND_SIZE)
+			convert_host_before((uint8_t *)ev.payload +
+						HT_OFF_DEVICE_COMMAND_HOST_BEFORE,
+					    a_raw, a_ns, s);
 		if (ev.header_size == HT_EH_COMPACT_SIZE) {
 			if (ns - prev_ns >= ((uint64_t)1 << HT_EH_COMPACT_BITS))
 				break; /* cannot happen with the writer's compact limit */

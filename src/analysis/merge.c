@@ -56,8 +56,9 @@ static int advance(struct ht_merge *m, struct ht_merge_stream *s)
 		if (s->r.pk.ts_state != HT_TS_NS) {
 			snprintf(m->err.file, sizeof m->err.file, "%s", s->r.path);
 			m->err.offset = s->r.pk.offset;
-			snprintf(m->err.msg, sizeof m->err.msg,
-				 "packet holds raw counter timestamps; run 'hetrace check --repair'");
+			snprintf(
+			    m->err.msg, sizeof m->err.msg,
+			    "packet holds raw counter timestamps; run 'hetrace check --repair'");
 			return -EBADMSG;
 		}
 		s->lost = s->r.pk.discarded;
@@ -69,11 +70,6 @@ static int advance(struct ht_merge *m, struct ht_merge_stream *s)
 	}
 }
 
-static char *dup_str(const uint8_t *p)
-{
-	return strdup((const char *)p);
-}
-
 /* libstdc++'s Itanium C++ ABI demangler (extern "C"); the result is malloc'd. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
@@ -83,9 +79,8 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *st
  * else, or a name the demangler refuses, as recorded. The trace keeps the
  * mangled form (babeltrace2 shows that).
  */
-static char *dup_name(const uint8_t *p)
+static char *dup_name(const char *s)
 {
-	const char *s = (const char *)p;
 	char *d;
 	int status = -1;
 
@@ -98,15 +93,51 @@ static char *dup_name(const uint8_t *p)
 	return strdup(s);
 }
 
+static void define_fn(struct ht_proc_info *p, const struct ht_ev_fn_def *d)
+{
+	struct ht_fn_info *f;
+
+	if (d->fn >= p->nfns) {
+		struct ht_fn_info *n = realloc(p->fns, ((size_t)d->fn + 1) * sizeof *n);
+
+		if (!n)
+			return;
+		memset(n + p->nfns, 0, ((size_t)d->fn + 1 - p->nfns) * sizeof *n);
+		p->fns = n;
+		p->nfns = (uint32_t)d->fn + 1;
+	}
+	f = &p->fns[d->fn];
+	if (f->name)
+		return; /* the first definition stands */
+	f->args = calloc(d->args_n ? d->args_n : 1, sizeof *f->args);
+	f->name = strdup(d->name);
+	if (!f->args || !f->name) {
+		free(f->args);
+		free(f->name);
+		memset(f, 0, sizeof *f);
+		return;
+	}
+	f->roles = d->roles;
+	for (unsigned int i = 0; i < d->args_n; i++) {
+		f->args[i].name = strdup(d->args[i].name);
+		if (!f->args[i].name)
+			break;
+		f->args[i].type = d->args[i].type;
+		f->args[i].role = d->args[i].role;
+		f->nargs = (uint8_t)(i + 1);
+	}
+}
+
 /* Keeps the process tables up to date as definitions pass by. */
 static void define(struct ht_proc_info *p, const struct ht_event *ev)
 {
-	const uint8_t *q = ev->payload;
+	union ht_ev_any u;
 
 	if (ev->sc != HT_SC_THREAD)
 		return;
-	if (ev->id == HT_EV_STRING_DEF) {
-		uint32_t id = ht_le32(q);
+	if (ev->id == HT_EV_STRING_DEF &&
+	    ht_ev_string_def_get(&u.string_def, ev->payload, ev->size) >= 0) {
+		uint32_t id = u.string_def.id;
 
 		if (id == 0 || id > (1u << 26))
 			return;
@@ -120,26 +151,13 @@ static void define(struct ht_proc_info *p, const struct ht_event *ev)
 			p->nstrings = id;
 		}
 		if (!p->strings[id - 1])
-			p->strings[id - 1] = dup_name(q + 4);
-	} else if (ev->id == HT_EV_FN_DEF) {
-		uint16_t id = ht_le16(q);
-		const uint8_t *name = q + 2, *args = name + strlen((const char *)name) + 1;
-
-		if (id >= p->nfns) {
-			struct ht_fn_info *n = realloc(p->fns, ((size_t)id + 1) * sizeof *n);
-
-			if (!n)
-				return;
-			memset(n + p->nfns, 0, ((size_t)id + 1 - p->nfns) * sizeof *n);
-			p->fns = n;
-			p->nfns = (uint32_t)id + 1;
-		}
-		if (!p->fns[id].name) {
-			p->fns[id].name = dup_str(name);
-			p->fns[id].args = dup_str(args);
-		}
-	} else if (ev->id == HT_EV_DEVICE_INFO) {
-		uint32_t dev = ht_le32(q);
+			p->strings[id - 1] = dup_name(u.string_def.value);
+	} else if (ev->id == HT_EV_FN_DEF &&
+		   ht_ev_fn_def_get(&u.fn_def, ev->payload, ev->size) >= 0) {
+		define_fn(p, &u.fn_def);
+	} else if (ev->id == HT_EV_DEVICE_INFO &&
+		   ht_ev_device_info_get(&u.device_info, ev->payload, ev->size) >= 0) {
+		uint32_t dev = u.device_info.device;
 
 		if (dev < 4096 && dev >= p->ndevices) {
 			char(*n)[128] = realloc(p->devices, ((size_t)dev + 1) * sizeof *n);
@@ -151,13 +169,14 @@ static void define(struct ht_proc_info *p, const struct ht_event *ev)
 			p->ndevices = dev + 1;
 		}
 		if (dev < p->ndevices)
-			snprintf(p->devices[dev], sizeof p->devices[dev], "%s", (const char *)q + 5);
+			snprintf(p->devices[dev], sizeof p->devices[dev], "%s", u.device_info.name);
 	} else if (ev->id == HT_EV_OS_STATUS) {
 		p->os_status = 1;
-	} else if (ev->id == HT_EV_PROCESS_INFO) {
-		p->pid = (int32_t)ht_le32(q);
-		p->ppid = (int32_t)ht_le32(q + 4);
-		snprintf(p->comm, sizeof p->comm, "%s", (const char *)q + 8);
+	} else if (ev->id == HT_EV_PROCESS_INFO &&
+		   ht_ev_process_info_get(&u.process_info, ev->payload, ev->size) >= 0) {
+		p->pid = u.process_info.pid;
+		p->ppid = u.process_info.ppid;
+		snprintf(p->comm, sizeof p->comm, "%s", u.process_info.comm);
 	}
 }
 
@@ -292,6 +311,8 @@ void ht_proc_info_release(struct ht_proc_info *p)
 		free(p->strings[j]);
 	free(p->strings);
 	for (uint32_t j = 0; j < p->nfns; j++) {
+		for (unsigned int k = 0; k < p->fns[j].nargs; k++)
+			free(p->fns[j].args[k].name);
 		free(p->fns[j].name);
 		free(p->fns[j].args);
 	}
@@ -305,18 +326,11 @@ const char *ht_proc_device_name(const struct ht_proc_info *p, uint32_t device)
 	return device < p->ndevices && p->devices[device][0] ? p->devices[device] : NULL;
 }
 
-int ht_fn_arg_index(const struct ht_fn_info *fn, const char *name)
+int ht_fn_info_arg(const struct ht_fn_info *fn, uint8_t role)
 {
-	size_t n = strlen(name);
-	const char *a = fn ? fn->args : NULL;
-
-	for (int i = 0; a && *a; i++) {
-		if (!strncmp(a, name, n) && a[n] == ':')
-			return i;
-		a = strchr(a, ',');
-		if (a)
-			a++;
-	}
+	for (unsigned int i = 0; fn && i < fn->nargs; i++)
+		if (fn->args[i].role == role)
+			return (int)i;
 	return -1;
 }
 

@@ -13,9 +13,16 @@
 
 #include "analysis/trace.h"
 
+/* A traced function as its fn_def describes it (fntable.h). */
 struct ht_fn_info {
 	char *name;
-	char *args; /* "name:t,..." */
+	uint32_t roles; /* enum ht_fn_role flags */
+	uint8_t nargs;
+	struct ht_fn_arg_info {
+		char *name;
+		uint8_t type; /* enum ht_arg_type */
+		uint8_t role; /* enum ht_arg_role */
+	} * args;
 };
 
 /* What the merge knows about one process. */
@@ -43,7 +50,7 @@ struct ht_merge_stream {
 	int32_t vtid;	   /* thread streams: the thread; device streams: 0 */
 	uint32_t device;   /* device streams */
 	uint64_t queue;
-	uint64_t lost;	   /* events_discarded total so far */
+	uint64_t lost;	    /* events_discarded total so far */
 	struct ht_event ev; /* next event */
 	int done;
 };
@@ -89,8 +96,8 @@ int ht_proc_info_load(struct ht_proc_info *p, const struct ht_trace_process *tp,
 		      struct ht_read_error *err);
 void ht_proc_info_release(struct ht_proc_info *p);
 
-/* Return: the index of argument `name` in function fn's args, or -1. */
-int ht_fn_arg_index(const struct ht_fn_info *fn, const char *name);
+/* Return: the index of fn's first argument with `role` (enum ht_arg_role), or -1. */
+int ht_fn_info_arg(const struct ht_fn_info *fn, uint8_t role);
 
 /* Return: the string of id in a process (borrowed), or "?" when unknown. */
 const char *ht_proc_string(const struct ht_proc_info *p, uint32_t id);

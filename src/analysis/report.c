@@ -180,8 +180,8 @@ static int take_command(struct ht_report *r, struct ht_proc_info *pi, const uint
 	int32_t status = (int32_t)ht_le32(p + 25);
 	uint64_t queued = ht_le64(p + 30), submit = ht_le64(p + 38), start = ht_le64(p + 46),
 		 end = ht_le64(p + 54), bytes = ht_le64(p + 62);
-	const char *name = kind == HT_CMD_KERNEL ? ht_proc_string(pi, ht_le32(p + 70))
-						  : ht_cmd_kind_names[kind];
+	const char *name =
+	    kind == HT_CMD_KERNEL ? ht_proc_string(pi, ht_le32(p + 70)) : ht_cmd_kind_names[kind];
 	struct ht_table *tab = kind == HT_CMD_KERNEL ? &r->kernels : &r->transfers;
 	uint32_t row = table_row(tab, name);
 	uint64_t hs, he;
@@ -349,9 +349,9 @@ struct thread {
 
 struct proc_state {
 	uint64_t prev, first, last;
-	unsigned int active; /* threads between their first and last event */
-	uint32_t *api_rows, napi;   /* fn id -> row in r->api */
-	uint32_t *reg_rows, nreg;   /* string id -> row in r->regions */
+	unsigned int active;		 /* threads between their first and last event */
+	uint32_t *api_rows, napi;	 /* fn id -> row in r->api */
+	uint32_t *reg_rows, nreg;	 /* string id -> row in r->regions */
 	uint32_t *blame_api, nblame_api; /* fn id -> blame row */
 	uint32_t *blame_reg, nblame_reg; /* string id -> blame row */
 	struct ht_device_report **devs;
@@ -560,29 +560,18 @@ static int blame(struct pass_c *c, struct ht_merge *m, unsigned int proc, uint64
 
 /* ---- blocking device calls ---- */
 
-static const char *const sync_calls[] = {
-	"clFinish",		 "clWaitForEvents",	 "cudaDeviceSynchronize",
-	"cudaStreamSynchronize", "cudaEventSynchronize", "cuCtxSynchronize",
-	"cuStreamSynchronize",	 "cuEventSynchronize",	 NULL,
-};
-
-/* Return: BLK_* for function fn: by name, or by an argument named "blocking..." (OpenCL). */
+/* Return: BLK_* for function fn, from its roles: always waits, or when its blocking argument is
+ * set. */
 static uint8_t classify(const struct ht_fn_info *fn)
 {
-	const char *a;
-	int k = 0;
+	int k = ht_fn_info_arg(fn, HT_AR_BLOCKING);
 
 	if (!fn)
 		return BLK_NO;
-	for (unsigned int i = 0; sync_calls[i]; i++)
-		if (!strcmp(fn->name, sync_calls[i]))
-			return BLK_ALWAYS;
-	for (a = fn->args; a && *a; k++) {
-		if (!strncmp(a, "blocking", 8))
-			return (uint8_t)(BLK_ARG0 + k < 255 ? BLK_ARG0 + k : BLK_NO);
-		a = strchr(a, ',');
-		a = a ? a + 1 : NULL;
-	}
+	if (fn->roles & HT_ROLE_SYNC)
+		return BLK_ALWAYS;
+	if (fn->roles & HT_ROLE_BLOCKING && k >= 0)
+		return (uint8_t)(BLK_ARG0 + k < 255 ? BLK_ARG0 + k : BLK_NO);
 	return BLK_NO;
 }
 
@@ -790,7 +779,7 @@ static int pass_merged(struct ht_report *r, struct ht_trace *t, struct ht_proc_i
 				continue;
 			ps->devs = realloc(ps->devs, (ps->ndevs + 1) * sizeof *ps->devs);
 			ps->gap_cursor =
-				realloc(ps->gap_cursor, (ps->ndevs + 1) * sizeof *ps->gap_cursor);
+			    realloc(ps->gap_cursor, (ps->ndevs + 1) * sizeof *ps->gap_cursor);
 			if (!ps->devs || !ps->gap_cursor) {
 				rc = -ENOMEM;
 				goto out;
@@ -929,8 +918,8 @@ int ht_report_compute(struct ht_trace *t, struct ht_report *r, struct ht_read_er
 	for (unsigned int i = 0; i < r->ndevices; i++)
 		for (unsigned int k = 0; k < t->nprocs; k++) {
 			const char *n = pi[k].pid == r->devices[i].pid
-						? ht_proc_device_name(&pi[k], r->devices[i].device)
-						: NULL;
+					    ? ht_proc_device_name(&pi[k], r->devices[i].device)
+					    : NULL;
 
 			if (n)
 				snprintf(r->devices[i].name, sizeof r->devices[i].name, "%s", n);

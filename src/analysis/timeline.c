@@ -278,13 +278,12 @@ int ht_timeline_open(struct ht_timeline *tl, struct ht_trace *t)
 		goto err;
 	}
 	return 0;
-err:
-	{
-		struct ht_read_error e = tl->err;
+err : {
+	struct ht_read_error e = tl->err;
 
-		ht_timeline_close(tl);
-		tl->err = e;
-	}
+	ht_timeline_close(tl);
+	tl->err = e;
+}
 	return rc;
 }
 
@@ -300,40 +299,28 @@ static void base(struct ht_tl_record *r, enum ht_tl_kind k, const struct ht_merg
 	r->tid = e->stream->vtid;
 }
 
-/* Decodes api_end arguments by the function's spec; finds "corr". */
-static void fn_args(struct ht_timeline *tl, struct ht_tl_record *r, const struct ht_proc_info *pi,
+/* Decodes api_end arguments by the function's descriptors; the corr role names the command. */
+static void fn_args(struct ht_tl_record *r, const struct ht_proc_info *pi,
 		    const struct ht_fn_info *fn, const uint8_t *p)
 {
 	unsigned int n = p[0];
-	const char *a = fn ? fn->args : "";
-	char *keys = tl->scratch;
-	size_t used = 0;
 
 	for (unsigned int i = 0; i < n && i < HT_TL_ARGS; i++) {
 		uint64_t v = ht_le64(p + 1 + 8 * i);
-		const char *colon = a ? strchr(a, ':') : NULL;
+		const struct ht_fn_arg_info *d = fn && i < fn->nargs ? &fn->args[i] : NULL;
 		struct ht_tl_arg *g = &r->args[r->nargs++];
-		size_t klen;
 
-		if (colon && used + (size_t)(colon - a) + 1 < sizeof tl->scratch) {
-			klen = (size_t)(colon - a);
-			memcpy(keys + used, a, klen);
-			keys[used + klen] = '\0';
-			g->key = keys + used;
-			used += klen + 1;
-		} else {
-			g->key = "arg";
-		}
-		switch (colon ? colon[1] : 'u') {
-		case 'h':
+		g->key = d ? d->name : "arg";
+		switch (d ? d->type : HT_FA_UINT) {
+		case HT_FA_HEX:
 			g->type = HT_TL_HEX;
 			g->v.u = v;
 			break;
-		case 'i':
+		case HT_FA_INT:
 			g->type = HT_TL_INT;
 			g->v.i = (int64_t)v;
 			break;
-		case 's':
+		case HT_FA_STR:
 			g->type = HT_TL_STRING;
 			g->v.s = ht_proc_string(pi, (uint32_t)v);
 			break;
@@ -341,11 +328,8 @@ static void fn_args(struct ht_timeline *tl, struct ht_tl_record *r, const struct
 			g->type = HT_TL_UINT;
 			g->v.u = v;
 		}
-		if (!strcmp(g->key, "corr"))
+		if (d && d->role == HT_AR_CORR)
 			r->corr = v;
-		a = colon ? strchr(colon, ',') : NULL;
-		if (a)
-			a++;
 	}
 }
 
@@ -529,7 +513,8 @@ static int take(struct ht_timeline *tl, const struct ht_merged *e, int *have)
 		base(&tr, HT_TL_THREAD, e);
 		tr.name = "";
 		if (e->ev->id == HT_EV_THREAD_INFO)
-			return base(r, HT_TL_THREAD, e), r->name = (const char *)q + 4, *have = 1, 0;
+			return base(r, HT_TL_THREAD, e), r->name = (const char *)q + 4, *have = 1,
+							 0;
 		if (out_push(tl, &tr))
 			return -ENOMEM;
 	}
@@ -564,7 +549,7 @@ static int take(struct ht_timeline *tl, const struct ht_merged *e, int *have)
 				ss->depth = i;
 				break;
 			}
-		fn_args(tl, r, e->proc, fn, q + 6);
+		fn_args(r, e->proc, fn, q + 6);
 		if (r->corr) {
 			/* this enqueue's command may still be in flight */
 			if (seen_has(p, r->corr)) {

@@ -1,7 +1,8 @@
 /*
  * Event emitters: the annotation API of hetrace.h and the source-facing
- * functions of recorder.h. Each writes one event with the layout that
- * format.c describes (a unit test decodes their output through those tables).
+ * functions of recorder.h. Each writes one event through the encoder that
+ * tools/gen-format.py generates from events.def (the layout is spelled
+ * nowhere else); the hot ones inline it behind a fast path.
  */
 #include <errno.h>
 #include <string.h>
@@ -46,17 +47,21 @@ static inline uint64_t fast_clock(void)
 #endif
 }
 
+/*
+ * Region begin/end share one layout (a string id); the counters one of a
+ * string id and 8 value bytes. Both are written by their class's encoder.
+ */
 static inline void write_u32(struct ht_stream *s, uint32_t id, uint32_t v, uint64_t t)
 {
+	const struct ht_ev_region_begin e = {.name = v};
 	uint8_t *p = header(s, id, t);
 
-	ht_put32(p, v);
-	ht_stream_commit(s, p + 4);
+	ht_stream_commit(s, ht_ev_region_begin_put(p, &e));
 }
 
 static __attribute__((noinline)) void slow_u32(uint32_t id, uint32_t v)
 {
-	struct ht_stream *s = ht_session_prepare(4);
+	struct ht_stream *s = ht_session_prepare(HT_EV_REGION_BEGIN_SIZE);
 
 	if (s)
 		write_u32(s, id, v, ht_clock_raw());
@@ -66,7 +71,7 @@ static inline void emit_u32(uint32_t id, uint32_t v)
 {
 	struct ht_stream *s = ht_tls_stream;
 
-	if (fast(s, 4))
+	if (fast(s, HT_EV_REGION_BEGIN_SIZE))
 		write_u32(s, id, v, fast_clock());
 	else
 		slow_u32(id, v);
@@ -75,16 +80,15 @@ static inline void emit_u32(uint32_t id, uint32_t v)
 static inline void write_u32_u64(struct ht_stream *s, uint32_t id, uint32_t a, uint64_t b,
 				 uint64_t t)
 {
+	const struct ht_ev_counter e = {.name = a, .value = (int64_t)b};
 	uint8_t *p = header(s, id, t);
 
-	ht_put32(p, a);
-	ht_put64(p + 4, b);
-	ht_stream_commit(s, p + 12);
+	ht_stream_commit(s, ht_ev_counter_put(p, &e));
 }
 
 static __attribute__((noinline)) void slow_u32_u64(uint32_t id, uint32_t a, uint64_t b)
 {
-	struct ht_stream *s = ht_session_prepare(12);
+	struct ht_stream *s = ht_session_prepare(HT_EV_COUNTER_SIZE);
 
 	if (s)
 		write_u32_u64(s, id, a, b, ht_clock_raw());
@@ -94,11 +98,17 @@ static inline void emit_u32_u64(uint32_t id, uint32_t a, uint64_t b)
 {
 	struct ht_stream *s = ht_tls_stream;
 
-	if (fast(s, 12))
+	if (fast(s, HT_EV_COUNTER_SIZE))
 		write_u32_u64(s, id, a, b, fast_clock());
 	else
 		slow_u32_u64(id, a, b);
 }
+
+/* One layout, two classes each: the shared writers above rely on it. */
+_Static_assert(HT_EV_REGION_BEGIN_SIZE == HT_EV_REGION_END_SIZE, "region layouts differ");
+_Static_assert(HT_EV_COUNTER_SIZE == HT_EV_COUNTER_DOUBLE_SIZE &&
+		   HT_OFF_COUNTER_VALUE == HT_OFF_COUNTER_DOUBLE_VALUE,
+	       "counter layouts differ");
 
 HT_EXPORT void ht_region_begin_id(uint32_t name)
 {
@@ -126,9 +136,8 @@ HT_EXPORT void ht_counter_double_id(uint32_t name, double value)
 HT_EXPORT void ht_instant_id(uint32_t name, const struct ht_arg *args, unsigned int nargs)
 {
 	struct ht_stream *s = ht_session_thread_stream();
-	uint32_t keys[HT_IARGS_MAX];
-	uint64_t vals[HT_IARGS_MAX];
-	uint8_t *p;
+	struct ht_iarg a[HT_IARGS_MAX];
+	struct ht_ev_instant e;
 
 	if (!s)
 		return;
@@ -136,23 +145,17 @@ HT_EXPORT void ht_instant_id(uint32_t name, const struct ht_arg *args, unsigned 
 		nargs = HT_IARGS_MAX;
 	/* Interning may write string definitions: do it before reserving. */
 	for (unsigned int i = 0; i < nargs; i++) {
-		keys[i] = ht_session_intern_cached(s, args[i].key ? args[i].key : "");
+		a[i].key = ht_session_intern_cached(s, args[i].key ? args[i].key : "");
+		a[i].type = args[i].type <= HT_ARG_STRING ? args[i].type : HT_ARG_UINT;
 		if (args[i].type == HT_ARG_STRING)
-			vals[i] = ht_session_intern_cached(s, args[i].v.s ? args[i].v.s : "");
+			a[i].value = ht_session_intern_cached(s, args[i].v.s ? args[i].v.s : "");
 		else
-			memcpy(&vals[i], &args[i].v, 8);
+			memcpy(&a[i].value, &args[i].v, 8);
 	}
-	if (!(p = ht_event_begin(s, HT_EV_INSTANT, 5 + nargs * HT_IARG_SIZE)))
-		return;
-	ht_put32(p, name);
-	p[4] = (uint8_t)nargs;
-	p += 5;
-	for (unsigned int i = 0; i < nargs; i++, p += HT_IARG_SIZE) {
-		ht_put32(p, keys[i]);
-		p[4] = args[i].type <= HT_ARG_STRING ? args[i].type : HT_ARG_UINT;
-		ht_put64(p + 5, vals[i]);
-	}
-	ht_stream_commit(s, p);
+	e.name = name;
+	e.args_n = (uint8_t)nargs;
+	e.args = a;
+	HT_WRITE(s, instant, &e);
 }
 
 HT_EXPORT uint32_t ht_string_id(const char *str)
@@ -186,33 +189,29 @@ HT_EXPORT void ht_counter_dyn(const char *name, int64_t value)
 
 HT_EXPORT void ht_thread_name(const char *name)
 {
+	struct ht_ev_thread_info e = {.tid = (int32_t)gettid(), .name = name};
 	struct ht_stream *s;
-	size_t n;
-	uint8_t *p;
 
 	if (!HT_ENABLED() || !name)
 		return;
 	s = ht_session_thread_stream();
-	n = ht_str_cut(name, 255);
-	if (!s || !(p = ht_event_begin(s, HT_EV_THREAD_INFO, 4 + n + 1)))
-		return;
-	ht_put32(p, (uint32_t)gettid());
-	ht_stream_commit(s, ht_put_str(p + 4, name, n));
+	if (s)
+		HT_WRITE(s, thread_info, &e);
 }
 
 /* ---- source events ---- */
 
 static inline void write_api_begin(struct ht_stream *s, uint16_t fn, uint64_t t)
 {
+	const struct ht_ev_api_begin e = {.fn = fn};
 	uint8_t *p = header(s, HT_EV_API_BEGIN, t);
 
-	ht_put16(p, fn);
-	ht_stream_commit(s, p + 2);
+	ht_stream_commit(s, ht_ev_api_begin_put(p, &e));
 }
 
 static __attribute__((noinline)) uint64_t slow_api_begin(uint16_t fn)
 {
-	struct ht_stream *s = ht_session_prepare(2);
+	struct ht_stream *s = ht_session_prepare(HT_EV_API_BEGIN_SIZE);
 	uint64_t t = ht_clock_raw();
 
 	if (s)
@@ -225,31 +224,41 @@ HT_EXPORT uint64_t ht_emit_api_begin(uint16_t fn)
 	struct ht_stream *s = ht_tls_stream;
 	uint64_t t;
 
-	if (!fast(s, 2))
+	if (!fast(s, HT_EV_API_BEGIN_SIZE))
 		return slow_api_begin(fn);
 	t = fast_clock();
 	write_api_begin(s, fn, t);
 	return t;
 }
 
+/*
+ * The struct is filled member by member, not by an initializer: a
+ * designated initializer would zero the 96-byte decode store that writing
+ * never reads (`rep stosq`, ~15 ns to start here).
+ */
 static inline void write_api_end(struct ht_stream *s, uint16_t fn, int32_t ret,
 				 const uint64_t *args, unsigned int nargs, uint64_t t)
 {
+	struct ht_ev_api_end e;
 	uint8_t *p = header(s, HT_EV_API_END, t);
 
-	ht_put16(p, fn);
-	ht_put32(p + 2, (uint32_t)ret);
-	p[6] = (uint8_t)nargs;
-	/* Not memcpy: GCC inlines a bounded one as `rep movsq`, ~15 ns to start here. */
-	for (unsigned int i = 0; i < nargs; i++)
-		ht_put64(p + 7 + 8 * i, args[i]);
-	ht_stream_commit(s, p + 7 + 8 * nargs);
+	e.fn = fn;
+	e.ret = ret;
+	e.args_n = (uint8_t)nargs;
+	e.args = args;
+	ht_stream_commit(s, ht_ev_api_end_put(p, &e));
+}
+
+/* Payload bytes of an api_end with n arguments (what ht_ev_api_end_size says). */
+static inline size_t api_end_size(unsigned int n)
+{
+	return HT_OFF_API_END_ARGS + 1 + 8 * (size_t)n;
 }
 
 static __attribute__((noinline)) void slow_api_end(uint16_t fn, int32_t ret, const uint64_t *args,
 						   unsigned int nargs)
 {
-	struct ht_stream *s = ht_session_prepare(7 + 8 * nargs);
+	struct ht_stream *s = ht_session_prepare(api_end_size(nargs));
 
 	if (s)
 		write_api_end(s, fn, ret, args, nargs, ht_clock_raw());
@@ -261,7 +270,7 @@ HT_EXPORT void ht_emit_api_end(uint16_t fn, int32_t ret, const uint64_t *args, u
 
 	if (nargs > HT_FNARGS_MAX)
 		nargs = HT_FNARGS_MAX;
-	if (fast(s, 7 + 8 * nargs))
+	if (fast(s, api_end_size(nargs)))
 		write_api_end(s, fn, ret, args, nargs, fast_clock());
 	else
 		slow_api_end(fn, ret, args, nargs);
@@ -274,7 +283,7 @@ HT_EXPORT void ht_emit_api_end_at(uint16_t fn, int32_t ret, const uint64_t *args
 
 	if (nargs > HT_FNARGS_MAX)
 		nargs = HT_FNARGS_MAX;
-	if (t_raw && fast(s, 7 + 8 * nargs))
+	if (t_raw && fast(s, api_end_size(nargs)))
 		write_api_end(s, fn, ret, args, nargs, t_raw);
 	else
 		ht_emit_api_end(fn, ret, args, nargs);
@@ -282,14 +291,11 @@ HT_EXPORT void ht_emit_api_end_at(uint16_t fn, int32_t ret, const uint64_t *args
 
 HT_EXPORT void ht_emit_lost(enum ht_lost_kind kind, uint64_t count)
 {
+	const struct ht_ev_lost e = {.kind = (uint8_t)kind, .count = count};
 	struct ht_stream *s = ht_session_thread_stream();
-	uint8_t *p;
 
-	if (!s || !(p = ht_event_begin(s, HT_EV_LOST, 9)))
-		return;
-	p[0] = (uint8_t)kind;
-	ht_put64(p + 1, count);
-	ht_stream_commit(s, p + 9);
+	if (s)
+		HT_WRITE(s, lost, &e);
 }
 
 HT_EXPORT uint64_t ht_now_ns(void)
@@ -304,61 +310,31 @@ HT_EXPORT uint64_t ht_now_raw(void)
 
 /* ---- process-wide definitions ---- */
 
-struct device_info {
-	uint32_t device;
-	enum ht_device_type type;
-	const char *name, *vendor;
-};
-
 static int write_device_info(struct ht_stream *proc, struct ht_strtab *strs, void *arg)
 {
-	const struct device_info *d = arg;
-	size_t nn = ht_str_cut(d->name, 255), nv = ht_str_cut(d->vendor, 255);
-	uint8_t *p = ht_event_begin(proc, HT_EV_DEVICE_INFO, 5 + nn + 1 + nv + 1);
-
 	(void)strs;
-	if (!p)
-		return -ENOSPC;
-	ht_put32(p, d->device);
-	p[4] = (uint8_t)d->type;
-	p = ht_put_str(p + 5, d->name, nn);
-	ht_stream_commit(proc, ht_put_str(p, d->vendor, nv));
-	return 0;
+	return HT_WRITE(proc, device_info, (const struct ht_ev_device_info *)arg) ? 0 : -ENOSPC;
 }
 
 HT_EXPORT void ht_emit_device_info(uint32_t device, enum ht_device_type type, const char *name,
 				   const char *vendor)
 {
-	struct device_info d = {device, type, name ? name : "", vendor ? vendor : ""};
+	struct ht_ev_device_info d = {
+	    .device = device, .type = (uint8_t)type, .name = name, .vendor = vendor};
 
 	if (HT_ENABLED())
 		ht_session_with_process(write_device_info, &d);
 }
 
-struct queue_info {
-	uint64_t queue;
-	uint32_t device;
-	uint64_t flags;
-};
-
 static int write_queue_info(struct ht_stream *proc, struct ht_strtab *strs, void *arg)
 {
-	const struct queue_info *q = arg;
-	uint8_t *p = ht_event_begin(proc, HT_EV_QUEUE_INFO, 20);
-
 	(void)strs;
-	if (!p)
-		return -ENOSPC;
-	ht_put64(p, q->queue);
-	ht_put32(p + 8, q->device);
-	ht_put64(p + 12, q->flags);
-	ht_stream_commit(proc, p + 20);
-	return 0;
+	return HT_WRITE(proc, queue_info, (const struct ht_ev_queue_info *)arg) ? 0 : -ENOSPC;
 }
 
 HT_EXPORT void ht_emit_queue_info(uint64_t queue, uint32_t device, uint64_t flags)
 {
-	struct queue_info q = {queue, device, flags};
+	struct ht_ev_queue_info q = {.queue = queue, .device = device, .flags = flags};
 
 	if (HT_ENABLED())
 		ht_session_with_process(write_queue_info, &q);
@@ -382,50 +358,22 @@ HT_EXPORT struct ht_stream *ht_device_stream_create(uint32_t device, uint64_t qu
  */
 HT_EXPORT void ht_emit_device_command(struct ht_stream *s, const struct ht_device_command *c)
 {
-	uint8_t *p;
-
 	if (!s)
 		return;
 	ht_lock_take(&s->lock);
-	p = ht_event_begin_at(s, HT_EV_DEVICE_COMMAND, HT_DC_SIZE,
-			      c->seen_raw ? c->seen_raw : ht_clock_raw());
-	if (p) {
-		ht_put64(p, c->corr);
-		ht_put64(p + 8, c->queue);
-		ht_put32(p + 16, c->device);
-		p[20] = (uint8_t)c->kind;
-		ht_put32(p + 21, c->cmd);
-		ht_put32(p + 25, (uint32_t)c->status);
-		p[29] = (uint8_t)c->ts_domain;
-		ht_put64(p + HT_DC_QUEUED, c->queued);
-		ht_put64(p + 38, c->submit);
-		ht_put64(p + 46, c->start);
-		ht_put64(p + HT_DC_END, c->end);
-		ht_put64(p + 62, c->bytes);
-		ht_put32(p + 70, c->name);
-		memcpy(p + 74, c->global, 24);
-		memcpy(p + 98, c->local, 24);
-		ht_put64(p + HT_DC_HOST_BEFORE, c->host_before_raw);
-		ht_stream_commit(s, p + HT_DC_SIZE);
-	}
+	HT_WRITE_AT(s, device_command, &c->ev, c->seen_raw ? c->seen_raw : ht_clock_raw());
 	ht_lock_give(&s->lock);
 }
 
 HT_EXPORT void ht_emit_clock_pair(struct ht_stream *s, uint32_t device, uint64_t device_ts,
 				  uint64_t host_ns)
 {
-	uint8_t *p;
+	const struct ht_ev_clock_pair e = {
+	    .device = device, .kind = HT_PAIR_EXACT, .device_ts = device_ts, .host_ns = host_ns};
 
 	if (!s)
 		return;
 	ht_lock_take(&s->lock);
-	p = ht_event_begin(s, HT_EV_CLOCK_PAIR, 21);
-	if (p) {
-		ht_put32(p, device);
-		p[4] = (uint8_t)HT_PAIR_EXACT;
-		ht_put64(p + 5, device_ts);
-		ht_put64(p + 13, host_ns);
-		ht_stream_commit(s, p + 21);
-	}
+	HT_WRITE(s, clock_pair, &e);
 	ht_lock_give(&s->lock);
 }

@@ -41,25 +41,15 @@ void ht_emit_device_info(uint32_t device, enum ht_device_type type, const char *
 			 const char *vendor);
 void ht_emit_queue_info(uint64_t queue, uint32_t device, uint64_t flags);
 
+/*
+ * A device command as a source hands it over: the device_command event
+ * (events.def) plus when it was seen complete. ev.host_before is the host
+ * clock (raw, as ht_emit_api_begin returns it: that saves the enqueue a
+ * clock read) just before the enqueue, 0 if unknown; with queued and end it
+ * makes the command its own pair of clock-sync bounds.
+ */
 struct ht_device_command {
-	uint64_t corr;
-	uint64_t queue;
-	uint32_t device;
-	enum ht_cmd_kind kind;
-	uint32_t cmd; /* vendor command type */
-	int32_t status;
-	enum ht_ts_domain ts_domain;
-	uint64_t queued, submit, start, end;
-	uint64_t bytes;
-	uint32_t name; /* string id, 0 if none */
-	uint64_t global[3], local[3];
-	/*
-	 * The host clock (raw, as ht_emit_api_begin returns it: that saves the
-	 * enqueue a clock read) just before the enqueue, 0 if unknown. With
-	 * queued and end it makes the command its own pair of clock-sync bounds
-	 * (format.h, HT_DC_HOST_BEFORE).
-	 */
-	uint64_t host_before_raw;
+	struct ht_ev_device_command ev;
 	/*
 	 * The host clock (raw, ht_now_raw) read after the command was seen
 	 * complete, or 0 to read it when writing. It stamps the event, the

@@ -92,53 +92,47 @@ static void on_stream_error(struct ht_stream *s, int err)
 
 static void proc_string_def(uint32_t id, const char *str)
 {
-	size_t n = strlen(str);
-	uint8_t *p;
+	const struct ht_ev_string_def e = {.id = id, .value = str};
 
-	if (!S.proc || !(p = ht_event_begin(S.proc, HT_EV_STRING_DEF, 4 + n + 1)))
-		return;
-	ht_put32(p, id);
-	ht_stream_commit(S.proc, ht_put_str(p + 4, str, n));
+	if (S.proc)
+		HT_WRITE(S.proc, string_def, &e);
 }
 
 static void proc_fn_defs(const struct ht_fn_table *t)
 {
 	for (unsigned int i = 0; i < t->count && S.proc; i++) {
-		const char *name = t->fns[i].name, *args = t->fns[i].args ? t->fns[i].args : "";
-		size_t nn = strlen(name), na = strlen(args);
-		uint8_t *p = ht_event_begin(S.proc, HT_EV_FN_DEF, 2 + nn + 1 + na + 1);
+		const struct ht_fn_desc *fn = &t->fns[i];
+		const struct ht_ev_fn_def e = {
+		    .fn = (uint16_t)(t->base + i),
+		    .name = fn->name,
+		    .roles = fn->roles,
+		    .args_n = fn->nargs,
+		    .args = fn->args,
+		};
 
-		if (!p)
-			continue;
-		ht_put16(p, (uint16_t)(t->base + i));
-		p = ht_put_str(p + 2, name, nn);
-		ht_stream_commit(S.proc, ht_put_str(p, args, na));
+		HT_WRITE(S.proc, fn_def, &e);
 	}
 }
 
 static void proc_anchor(enum ht_anchor_kind kind)
 {
 	struct ht_anchor a;
-	uint8_t *p;
+	struct ht_ev_clock_anchor e = {.kind = (uint8_t)kind};
 
-	if (!S.proc || !(p = ht_event_begin(S.proc, HT_EV_CLOCK_ANCHOR, 17)))
+	if (!S.proc)
 		return;
 	ht_clock_anchor(&a);
-	p[0] = (uint8_t)kind;
-	ht_put64(p + 1, a.raw);
-	ht_put64(p + 9, a.ns);
-	ht_stream_commit(S.proc, p + 17);
+	e.raw = a.raw;
+	e.ns = a.ns;
+	HT_WRITE(S.proc, clock_anchor, &e);
 }
 
 static void proc_lost(enum ht_lost_kind kind, uint64_t count)
 {
-	uint8_t *p;
+	const struct ht_ev_lost e = {.kind = (uint8_t)kind, .count = count};
 
-	if (!S.proc || !(p = ht_event_begin(S.proc, HT_EV_LOST, 9)))
-		return;
-	p[0] = (uint8_t)kind;
-	ht_put64(p + 1, count);
-	ht_stream_commit(S.proc, p + 9);
+	if (S.proc)
+		HT_WRITE(S.proc, lost, &e);
 }
 
 /* The command line, NULs turned into spaces, cut to HT_STR_MAX. */
@@ -163,17 +157,12 @@ static void read_cmdline(char *buf, size_t cap)
 static void proc_process_info(void)
 {
 	char cmd[HT_STR_MAX + 1];
-	size_t nc = strlen(S.procname), nl;
-	uint8_t *p;
+	struct ht_ev_process_info e = {.pid = S.pid, .ppid = getppid(), .comm = S.procname};
 
 	read_cmdline(cmd, sizeof cmd);
-	nl = strlen(cmd);
-	if (!S.proc || !(p = ht_event_begin(S.proc, HT_EV_PROCESS_INFO, 8 + nc + 1 + nl + 1)))
-		return;
-	ht_put32(p, (uint32_t)S.pid);
-	ht_put32(p + 4, (uint32_t)getppid());
-	p = ht_put_str(p + 8, S.procname, nc);
-	ht_stream_commit(S.proc, ht_put_str(p, cmd, nl));
+	e.cmdline = cmd;
+	if (S.proc)
+		HT_WRITE(S.proc, process_info, &e);
 }
 
 /* ---- process directory ---- */
@@ -413,7 +402,6 @@ struct ht_stream *ht_session_thread_stream_slow(void)
 	struct ht_stream_params sp;
 	char tname[HT_PROCNAME_LEN] = "";
 	pid_t tid;
-	uint8_t *p;
 
 	if (s != HT_TLS_NONE || !session_ready())
 		goto drop;
@@ -439,11 +427,7 @@ struct ht_stream *ht_session_thread_stream_slow(void)
 	ht_tls_stream = s;
 	prctl(PR_GET_NAME, tname);
 	tname[HT_PROCNAME_LEN - 1] = '\0';
-	p = ht_event_begin(s, HT_EV_THREAD_INFO, 4 + strlen(tname) + 1);
-	if (p) {
-		ht_put32(p, (uint32_t)tid);
-		ht_stream_commit(s, ht_put_str(p + 4, tname, strlen(tname)));
-	}
+	HT_WRITE(s, thread_info, (&(struct ht_ev_thread_info){.tid = (int32_t)tid, .name = tname}));
 	if (S.cfg.os)
 		ht_os_thread_open(s, (int)tid); /* failures are noted in the trace */
 	return s;
@@ -555,7 +539,7 @@ HT_EXPORT int ht_fn_table_register(const struct ht_fn_table *t)
 	if (!t || !t->fns || t->count == 0)
 		return -EINVAL;
 	for (unsigned int i = 0; i < t->count; i++)
-		if (ht_fn_args_count(t->fns[i].args) < 0)
+		if (ht_fn_desc_check(&t->fns[i]))
 			return -EINVAL;
 	pthread_mutex_lock(&S.lock);
 	if (S.ntables == MAX_TABLES) {

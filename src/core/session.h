@@ -75,13 +75,23 @@ static inline uint8_t *ht_event_begin(struct ht_stream *s, uint32_t id, size_t p
 	return ht_event_begin_at(s, id, payload, ht_clock_raw());
 }
 
-/* Writes a NUL-terminated string (already cut to n bytes). Return: the end. */
-static inline uint8_t *ht_put_str(uint8_t *p, const char *s, size_t n)
-{
-	memcpy(p, s, n);
-	p[n] = '\0';
-	return p + n + 1;
-}
+/*
+ * Writes an event of class `cls` (events.def) from `ev`, a pointer to its
+ * struct ht_ev_<cls>, stamped t_raw, through the class's generated encoder.
+ * Return: nonzero when it was written, 0 when it was dropped (counted).
+ */
+#define HT_WRITE_AT(s, cls, ev, t_raw)                                                             \
+	({                                                                                         \
+		struct ht_stream *ws_ = (s);                                                       \
+		const struct ht_ev_##cls *we_ = (ev);                                              \
+		uint8_t *wp_ =                                                                     \
+		    ht_event_begin_at(ws_, ht_ev_##cls##_id, ht_ev_##cls##_size(we_), (t_raw));    \
+		if (wp_)                                                                           \
+			ht_stream_commit(ws_, ht_ev_##cls##_put(wp_, we_));                        \
+		wp_ != NULL;                                                                       \
+	})
+/* The same, stamped now. */
+#define HT_WRITE(s, cls, ev) HT_WRITE_AT(s, cls, ev, ht_clock_raw())
 
 /*
  * exec() of this process is about to run: ends its recording as exit would,

@@ -7,18 +7,6 @@
 
 #include "core/strtab.h"
 
-size_t ht_str_cut(const char *s, size_t max)
-{
-	size_t n = strnlen(s, max + 1);
-
-	if (n <= max)
-		return n;
-	n = max;
-	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-		n--; /* do not split a multi-byte sequence */
-	return n;
-}
-
 static uint32_t hash(const char *s, size_t n)
 {
 	uint32_t h = 2166136261u;

@@ -8,14 +8,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HT_STR_MAX 4000 /* longer strings are cut (on a UTF-8 boundary) */
+#include "format/codec.h" /* HT_STR_MAX, ht_str_cut */
 
 struct ht_strtab {
-	char **strs;	    /* strs[id - 1] */
+	char **strs; /* strs[id - 1] */
 	uint32_t count;
 	uint32_t cap;
-	uint32_t *slots;    /* open addressing: id or 0 */
-	uint32_t nslots;    /* power of two */
+	uint32_t *slots; /* open addressing: id or 0 */
+	uint32_t nslots; /* power of two */
 };
 
 /*
@@ -26,7 +26,5 @@ uint32_t ht_strtab_intern(struct ht_strtab *t, const char *s, int *is_new);
 /* Return: the string of an id (borrowed), or NULL. */
 const char *ht_strtab_get(const struct ht_strtab *t, uint32_t id);
 void ht_strtab_clear(struct ht_strtab *t);
-/* Return: the length of s cut to at most max bytes without splitting a UTF-8 sequence. */
-size_t ht_str_cut(const char *s, size_t max);
 
 #endif

@@ -13,1340 +13,4118 @@
 const unsigned int ht_cuda_rt_count = 523;
 const unsigned int ht_cuda_drv_count = 807;
 
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaSetDevice[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaSetDeviceFlags[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMalloc[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMallocPitch[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"width", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaFree[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMallocArray[] = {
+	{"width", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMallocHost[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaFreeHost[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaHostAlloc[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaHostGetDevicePointer[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy2D[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"dpitch", HT_FA_UINT, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"spitch", HT_FA_UINT, HT_AR_NONE},
+	{"width", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyToArray[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy2DToArray[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"spitch", HT_FA_UINT, HT_AR_NONE},
+	{"width", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyFromArray[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy2DFromArray[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"dpitch", HT_FA_UINT, HT_AR_NONE},
+	{"width", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyArrayToArray[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy2DArrayToArray[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"width", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyToSymbol[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"offset", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyFromSymbol[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"offset", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyToArrayAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyFromArrayAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy2DAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"dpitch", HT_FA_UINT, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"spitch", HT_FA_UINT, HT_AR_NONE},
+	{"width", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy2DToArrayAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"spitch", HT_FA_UINT, HT_AR_NONE},
+	{"width", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy2DFromArrayAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"dpitch", HT_FA_UINT, HT_AR_NONE},
+	{"width", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyToSymbolAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"offset", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyFromSymbolAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"offset", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemset[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemset2D[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"pitch", HT_FA_UINT, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"width", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemsetAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemset2DAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"pitch", HT_FA_UINT, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"width", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGetSymbolAddress[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphicsResourceSetMapFlags[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphicsMapResources[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphicsUnmapResources[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphicsResourceGetMappedPointer[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaThreadSynchronize[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamCreate[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamSynchronize[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamQuery[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaEventCreateWithFlags[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaEventRecord[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaEventDestroy[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaEventSynchronize[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaEventQuery[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMalloc3DArray[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemset3D[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemset3DAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy3D[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy3DAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamWaitEvent[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaPointerGetAttributes[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaHostRegister[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaHostUnregister[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaDeviceCanAccessPeer[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaDeviceEnablePeerAccess[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyPeer[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyPeerAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy3DPeer[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy3DPeerAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaDeviceSynchronize[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaDeviceSetLimit[] = {
+	{"value", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaDeviceGetPCIBusId[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaIpcGetEventHandle[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaIpcGetMemHandle[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaIpcOpenMemHandle[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaIpcCloseMemHandle[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMallocMipmappedArray[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamAddCallback[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamCreateWithFlags[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaDeviceGetAttribute[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamDestroy[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamCreateWithPriority[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamGetPriority[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamGetFlags[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMallocManaged[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamAttachMemAsync[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaLaunchKernel[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"kernel", HT_FA_STR, HT_AR_KERNEL},
+	{"grid_x", HT_FA_UINT, HT_AR_NONE},
+	{"grid_y", HT_FA_UINT, HT_AR_NONE},
+	{"grid_z", HT_FA_UINT, HT_AR_NONE},
+	{"block_x", HT_FA_UINT, HT_AR_NONE},
+	{"block_y", HT_FA_UINT, HT_AR_NONE},
+	{"block_z", HT_FA_UINT, HT_AR_NONE},
+	{"shmem", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaLaunchKernel_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"kernel", HT_FA_STR, HT_AR_KERNEL},
+	{"grid_x", HT_FA_UINT, HT_AR_NONE},
+	{"grid_y", HT_FA_UINT, HT_AR_NONE},
+	{"grid_z", HT_FA_UINT, HT_AR_NONE},
+	{"block_x", HT_FA_UINT, HT_AR_NONE},
+	{"block_y", HT_FA_UINT, HT_AR_NONE},
+	{"block_z", HT_FA_UINT, HT_AR_NONE},
+	{"shmem", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy2D_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"dpitch", HT_FA_UINT, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"spitch", HT_FA_UINT, HT_AR_NONE},
+	{"width", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyToArray_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy2DToArray_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"spitch", HT_FA_UINT, HT_AR_NONE},
+	{"width", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyFromArray_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy2DFromArray_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"dpitch", HT_FA_UINT, HT_AR_NONE},
+	{"width", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyArrayToArray_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy2DArrayToArray_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"width", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyToSymbol_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"offset", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyFromSymbol_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"offset", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyAsync_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyToArrayAsync_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyFromArrayAsync_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy2DAsync_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"dpitch", HT_FA_UINT, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"spitch", HT_FA_UINT, HT_AR_NONE},
+	{"width", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy2DToArrayAsync_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"spitch", HT_FA_UINT, HT_AR_NONE},
+	{"width", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy2DFromArrayAsync_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"dpitch", HT_FA_UINT, HT_AR_NONE},
+	{"width", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyToSymbolAsync_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"offset", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyFromSymbolAsync_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"offset", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemset_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemset2D_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"pitch", HT_FA_UINT, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"width", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemsetAsync_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemset2DAsync_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"pitch", HT_FA_UINT, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"width", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamGetPriority_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamGetFlags_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamSynchronize_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamQuery_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamAttachMemAsync_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaEventRecord_ptsz[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemset3D_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemset3DAsync_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy3D_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy3DAsync_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamWaitEvent_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamAddCallback_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy3DPeer_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy3DPeerAsync_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemRangeGetAttribute[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemRangeGetAttributes[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaLaunchCooperativeKernel[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"kernel", HT_FA_STR, HT_AR_KERNEL},
+	{"grid_x", HT_FA_UINT, HT_AR_NONE},
+	{"grid_y", HT_FA_UINT, HT_AR_NONE},
+	{"grid_z", HT_FA_UINT, HT_AR_NONE},
+	{"block_x", HT_FA_UINT, HT_AR_NONE},
+	{"block_y", HT_FA_UINT, HT_AR_NONE},
+	{"block_z", HT_FA_UINT, HT_AR_NONE},
+	{"shmem", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaLaunchCooperativeKernel_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"kernel", HT_FA_STR, HT_AR_KERNEL},
+	{"grid_x", HT_FA_UINT, HT_AR_NONE},
+	{"grid_y", HT_FA_UINT, HT_AR_NONE},
+	{"grid_z", HT_FA_UINT, HT_AR_NONE},
+	{"block_x", HT_FA_UINT, HT_AR_NONE},
+	{"block_y", HT_FA_UINT, HT_AR_NONE},
+	{"block_z", HT_FA_UINT, HT_AR_NONE},
+	{"shmem", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaLaunchCooperativeKernelMultiDevice[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"kernel", HT_FA_STR, HT_AR_KERNEL},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaFuncSetAttribute[] = {
+	{"value", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaExternalMemoryGetMappedBuffer[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaLaunchHostFunc[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaLaunchHostFunc_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphCreate[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphLaunch[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphLaunch_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphExecDestroy[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamBeginCapture[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamBeginCapture_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamIsCapturing[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamIsCapturing_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamEndCapture[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamEndCapture_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphExecKernelNodeSetParams[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaDeviceGetNvSciSyncAttributes[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphExecMemcpyNodeSetParams[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphExecMemsetNodeSetParams[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphExecHostNodeSetParams[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphExecUpdate[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamCopyAttributes[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"stream2", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamCopyAttributes_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"stream2", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamGetAttribute[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamGetAttribute_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamSetAttribute[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamSetAttribute_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaDeviceGetTexture1DLinearMaxWidth[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphUpload[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphUpload_ptsz[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphAddMemcpyNodeToSymbol[] = {
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"offset", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphAddMemcpyNodeFromSymbol[] = {
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"offset", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphAddMemcpyNode1D[] = {
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphMemcpyNodeSetParamsToSymbol[] = {
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"offset", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphMemcpyNodeSetParamsFromSymbol[] = {
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"offset", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphMemcpyNodeSetParams1D[] = {
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphExecMemcpyNodeSetParamsToSymbol[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"offset", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphExecMemcpyNodeSetParamsFromSymbol[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"offset", HT_FA_UINT, HT_AR_NONE},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphExecMemcpyNodeSetParams1D[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"kind", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphExecChildGraphNodeSetParams[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphAddEventRecordNode[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphEventRecordNodeSetEvent[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphAddEventWaitNode[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphEventWaitNodeSetEvent[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphExecEventRecordNodeSetEvent[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphExecEventWaitNodeSetEvent[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaEventRecordWithFlags[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaEventRecordWithFlags_ptsz[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaDeviceGetDefaultMemPool[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMallocAsync[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMallocAsync_ptsz[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaFreeAsync[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaFreeAsync_ptsz[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemPoolSetAccess[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaDeviceSetMemPool[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaDeviceGetMemPool[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemPoolExportToShareableHandle[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemPoolImportFromShareableHandle[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemPoolExportPointer[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemPoolImportPointer[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMallocFromPoolAsync[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMallocFromPoolAsync_ptsz[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaSignalExternalSemaphoresAsync[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaSignalExternalSemaphoresAsync_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaWaitExternalSemaphoresAsync[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaWaitExternalSemaphoresAsync_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphExecExternalSemaphoresSignalNodeSetParams[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphExecExternalSemaphoresWaitNodeSetParams[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphDebugDotPrint[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaUserObjectCreate[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaUserObjectRetain[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaUserObjectRelease[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphRetainUserObject[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphReleaseUserObject[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphAddMemFreeNode[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaDeviceGraphMemTrim[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaDeviceGetGraphMemAttribute[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaDeviceSetGraphMemAttribute[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphNodeSetEnabled[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphNodeGetEnabled[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaArrayGetMemoryRequirements[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMipmappedArrayGetMemoryRequirements[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaLaunchKernelExC[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"kernel", HT_FA_STR, HT_AR_KERNEL},
+	{"grid_x", HT_FA_UINT, HT_AR_NONE},
+	{"grid_y", HT_FA_UINT, HT_AR_NONE},
+	{"grid_z", HT_FA_UINT, HT_AR_NONE},
+	{"block_x", HT_FA_UINT, HT_AR_NONE},
+	{"block_y", HT_FA_UINT, HT_AR_NONE},
+	{"block_z", HT_FA_UINT, HT_AR_NONE},
+	{"shmem", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaLaunchKernelExC_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"kernel", HT_FA_STR, HT_AR_KERNEL},
+	{"grid_x", HT_FA_UINT, HT_AR_NONE},
+	{"grid_y", HT_FA_UINT, HT_AR_NONE},
+	{"grid_z", HT_FA_UINT, HT_AR_NONE},
+	{"block_x", HT_FA_UINT, HT_AR_NONE},
+	{"block_y", HT_FA_UINT, HT_AR_NONE},
+	{"block_z", HT_FA_UINT, HT_AR_NONE},
+	{"shmem", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaOccupancyMaxPotentialClusterSize[] = {
+	{"grid_x", HT_FA_UINT, HT_AR_NONE},
+	{"grid_y", HT_FA_UINT, HT_AR_NONE},
+	{"grid_z", HT_FA_UINT, HT_AR_NONE},
+	{"block_x", HT_FA_UINT, HT_AR_NONE},
+	{"block_y", HT_FA_UINT, HT_AR_NONE},
+	{"block_z", HT_FA_UINT, HT_AR_NONE},
+	{"shmem", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaOccupancyMaxActiveClusters[] = {
+	{"grid_x", HT_FA_UINT, HT_AR_NONE},
+	{"grid_y", HT_FA_UINT, HT_AR_NONE},
+	{"grid_z", HT_FA_UINT, HT_AR_NONE},
+	{"block_x", HT_FA_UINT, HT_AR_NONE},
+	{"block_y", HT_FA_UINT, HT_AR_NONE},
+	{"block_z", HT_FA_UINT, HT_AR_NONE},
+	{"shmem", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphExecGetFlags[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGetDeviceProperties[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamGetId[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamGetId_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaInitDevice[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphExecNodeSetParams[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemAdvise[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemPrefetchAsync[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemPrefetchAsync_ptsz[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamBeginCaptureToGraph[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamBeginCaptureToGraph_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaGraphConditionalHandleCreate[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamGetCaptureInfo[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamGetCaptureInfo_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamUpdateCaptureDependencies[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamUpdateCaptureDependencies_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaDeviceRegisterAsyncNotification[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaDeviceUnregisterAsyncNotification[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaLibraryGetGlobal[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaLibraryGetManaged[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaKernelSetAttributeForDevice[] = {
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamGetDevice[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaStreamGetDevice_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyBatchAsync_v12080[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyBatchAsync_ptsz_v12080[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy3DBatchAsync_v12080[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy3DBatchAsync_ptsz_v12080[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaEventElapsedTime[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"event2", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemPrefetchBatchAsync[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemPrefetchBatchAsync_ptsz[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemDiscardBatchAsync[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemDiscardBatchAsync_ptsz[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemDiscardAndPrefetchBatchAsync[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemDiscardAndPrefetchBatchAsync_ptsz[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyBatchAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpyBatchAsync_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy3DBatchAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaMemcpy3DBatchAsync_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaLogsCurrent[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaLogsDumpToFile[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaLogsDumpToMemory[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaDeviceGetHostAtomicCapabilities[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_rt_fns_cudaDeviceGetP2PAtomicCapabilities[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+
 const struct ht_fn_desc ht_cuda_rt_fns[] = {
-	{"cuda_cbid_0", ""},
-	{"cudaDriverGetVersion", ""},
-	{"cudaRuntimeGetVersion", ""},
-	{"cudaGetDeviceCount", ""},
-	{"cudaGetDeviceProperties_v3020", ""},
-	{"cudaChooseDevice", ""},
-	{"cudaGetChannelDesc", ""},
-	{"cudaCreateChannelDesc", ""},
-	{"cudaConfigureCall", ""},
-	{"cudaSetupArgument", ""},
-	{"cudaGetLastError", ""},
-	{"cudaPeekAtLastError", ""},
-	{"cudaGetErrorString", ""},
-	{"cudaLaunch", ""},
-	{"cudaFuncSetCacheConfig", ""},
-	{"cudaFuncGetAttributes", ""},
-	{"cudaSetDevice", "device:i"},
-	{"cudaGetDevice", ""},
-	{"cudaSetValidDevices", ""},
-	{"cudaSetDeviceFlags", "flags:u"},
-	{"cudaMalloc", "ptr:h,size:u"},
-	{"cudaMallocPitch", "ptr:h,width:u,height:u"},
-	{"cudaFree", "ptr:h"},
-	{"cudaMallocArray", "width:u,height:u,flags:u"},
-	{"cudaFreeArray", ""},
-	{"cudaMallocHost", "ptr:h,size:u"},
-	{"cudaFreeHost", "ptr:h"},
-	{"cudaHostAlloc", "ptr:h,size:u,flags:u"},
-	{"cudaHostGetDevicePointer", "flags:u"},
-	{"cudaHostGetFlags", ""},
-	{"cudaMemGetInfo", ""},
-	{"cudaMemcpy", "corr:u,dst:h,src:h,size:u,kind:u"},
-	{"cudaMemcpy2D", "corr:u,dst:h,dpitch:u,src:h,spitch:u,width:u,height:u,kind:u"},
-	{"cudaMemcpyToArray", "corr:u,src:h,size:u,kind:u"},
-	{"cudaMemcpy2DToArray", "corr:u,src:h,spitch:u,width:u,height:u,kind:u"},
-	{"cudaMemcpyFromArray", "corr:u,dst:h,size:u,kind:u"},
-	{"cudaMemcpy2DFromArray", "corr:u,dst:h,dpitch:u,width:u,height:u,kind:u"},
-	{"cudaMemcpyArrayToArray", "corr:u,size:u,kind:u"},
-	{"cudaMemcpy2DArrayToArray", "corr:u,width:u,height:u,kind:u"},
-	{"cudaMemcpyToSymbol", "corr:u,src:h,size:u,offset:u,kind:u"},
-	{"cudaMemcpyFromSymbol", "corr:u,dst:h,size:u,offset:u,kind:u"},
-	{"cudaMemcpyAsync", "corr:u,dst:h,src:h,size:u,kind:u,stream:h"},
-	{"cudaMemcpyToArrayAsync", "corr:u,src:h,size:u,kind:u,stream:h"},
-	{"cudaMemcpyFromArrayAsync", "corr:u,dst:h,size:u,kind:u,stream:h"},
-	{"cudaMemcpy2DAsync", "corr:u,dst:h,dpitch:u,src:h,spitch:u,width:u,height:u,kind:u,stream:h"},
-	{"cudaMemcpy2DToArrayAsync", "corr:u,src:h,spitch:u,width:u,height:u,kind:u,stream:h"},
-	{"cudaMemcpy2DFromArrayAsync", "corr:u,dst:h,dpitch:u,width:u,height:u,kind:u,stream:h"},
-	{"cudaMemcpyToSymbolAsync", "corr:u,src:h,size:u,offset:u,kind:u,stream:h"},
-	{"cudaMemcpyFromSymbolAsync", "corr:u,dst:h,size:u,offset:u,kind:u,stream:h"},
-	{"cudaMemset", "corr:u,ptr:h,value:u,size:u"},
-	{"cudaMemset2D", "corr:u,ptr:h,pitch:u,value:u,width:u,height:u"},
-	{"cudaMemsetAsync", "corr:u,ptr:h,value:u,size:u,stream:h"},
-	{"cudaMemset2DAsync", "corr:u,ptr:h,pitch:u,value:u,width:u,height:u,stream:h"},
-	{"cudaGetSymbolAddress", "ptr:h"},
-	{"cudaGetSymbolSize", ""},
-	{"cudaBindTexture", ""},
-	{"cudaBindTexture2D", ""},
-	{"cudaBindTextureToArray", ""},
-	{"cudaUnbindTexture", ""},
-	{"cudaGetTextureAlignmentOffset", ""},
-	{"cudaGetTextureReference", ""},
-	{"cudaBindSurfaceToArray", ""},
-	{"cudaGetSurfaceReference", ""},
-	{"cudaGLSetGLDevice", ""},
-	{"cudaGLRegisterBufferObject", ""},
-	{"cudaGLMapBufferObject", ""},
-	{"cudaGLUnmapBufferObject", ""},
-	{"cudaGLUnregisterBufferObject", ""},
-	{"cudaGLSetBufferObjectMapFlags", ""},
-	{"cudaGLMapBufferObjectAsync", ""},
-	{"cudaGLUnmapBufferObjectAsync", ""},
-	{"cudaWGLGetDevice", ""},
-	{"cudaGraphicsGLRegisterImage", ""},
-	{"cudaGraphicsGLRegisterBuffer", ""},
-	{"cudaGraphicsUnregisterResource", ""},
-	{"cudaGraphicsResourceSetMapFlags", "flags:u"},
-	{"cudaGraphicsMapResources", "size:u,stream:h"},
-	{"cudaGraphicsUnmapResources", "size:u,stream:h"},
-	{"cudaGraphicsResourceGetMappedPointer", "ptr:h"},
-	{"cudaGraphicsSubResourceGetMappedArray", ""},
-	{"cudaVDPAUGetDevice", ""},
-	{"cudaVDPAUSetVDPAUDevice", ""},
-	{"cudaGraphicsVDPAURegisterVideoSurface", ""},
-	{"cudaGraphicsVDPAURegisterOutputSurface", ""},
-	{"cudaD3D11GetDevice", ""},
-	{"cudaD3D11GetDevices", ""},
-	{"cudaD3D11SetDirect3DDevice", ""},
-	{"cudaGraphicsD3D11RegisterResource", ""},
-	{"cudaD3D10GetDevice", ""},
-	{"cudaD3D10GetDevices", ""},
-	{"cudaD3D10SetDirect3DDevice", ""},
-	{"cudaGraphicsD3D10RegisterResource", ""},
-	{"cudaD3D10RegisterResource", ""},
-	{"cudaD3D10UnregisterResource", ""},
-	{"cudaD3D10MapResources", ""},
-	{"cudaD3D10UnmapResources", ""},
-	{"cudaD3D10ResourceSetMapFlags", ""},
-	{"cudaD3D10ResourceGetSurfaceDimensions", ""},
-	{"cudaD3D10ResourceGetMappedArray", ""},
-	{"cudaD3D10ResourceGetMappedPointer", ""},
-	{"cudaD3D10ResourceGetMappedSize", ""},
-	{"cudaD3D10ResourceGetMappedPitch", ""},
-	{"cudaD3D9GetDevice", ""},
-	{"cudaD3D9GetDevices", ""},
-	{"cudaD3D9SetDirect3DDevice", ""},
-	{"cudaD3D9GetDirect3DDevice", ""},
-	{"cudaGraphicsD3D9RegisterResource", ""},
-	{"cudaD3D9RegisterResource", ""},
-	{"cudaD3D9UnregisterResource", ""},
-	{"cudaD3D9MapResources", ""},
-	{"cudaD3D9UnmapResources", ""},
-	{"cudaD3D9ResourceSetMapFlags", ""},
-	{"cudaD3D9ResourceGetSurfaceDimensions", ""},
-	{"cudaD3D9ResourceGetMappedArray", ""},
-	{"cudaD3D9ResourceGetMappedPointer", ""},
-	{"cudaD3D9ResourceGetMappedSize", ""},
-	{"cudaD3D9ResourceGetMappedPitch", ""},
-	{"cudaD3D9Begin", ""},
-	{"cudaD3D9End", ""},
-	{"cudaD3D9RegisterVertexBuffer", ""},
-	{"cudaD3D9UnregisterVertexBuffer", ""},
-	{"cudaD3D9MapVertexBuffer", ""},
-	{"cudaD3D9UnmapVertexBuffer", ""},
-	{"cudaThreadExit", ""},
-	{"cudaSetDoubleForDevice", ""},
-	{"cudaSetDoubleForHost", ""},
-	{"cudaThreadSynchronize", "corr:u"},
-	{"cudaThreadGetLimit", ""},
-	{"cudaThreadSetLimit", ""},
-	{"cudaStreamCreate", "stream:h"},
-	{"cudaStreamDestroy_v3020", ""},
-	{"cudaStreamSynchronize", "corr:u,stream:h"},
-	{"cudaStreamQuery", "stream:h"},
-	{"cudaEventCreate", ""},
-	{"cudaEventCreateWithFlags", "flags:u"},
-	{"cudaEventRecord", "event:h,stream:h"},
-	{"cudaEventDestroy", "event:h"},
-	{"cudaEventSynchronize", "corr:u,event:h"},
-	{"cudaEventQuery", "event:h"},
-	{"cudaEventElapsedTime_v3020", ""},
-	{"cudaMalloc3D", ""},
-	{"cudaMalloc3DArray", "flags:u"},
-	{"cudaMemset3D", "corr:u,value:u"},
-	{"cudaMemset3DAsync", "corr:u,value:u,stream:h"},
-	{"cudaMemcpy3D", "corr:u"},
-	{"cudaMemcpy3DAsync", "corr:u,stream:h"},
-	{"cudaThreadSetCacheConfig", ""},
-	{"cudaStreamWaitEvent", "corr:u,stream:h,event:h,flags:u"},
-	{"cudaD3D11GetDirect3DDevice", ""},
-	{"cudaD3D10GetDirect3DDevice", ""},
-	{"cudaThreadGetCacheConfig", ""},
-	{"cudaPointerGetAttributes", "ptr:h"},
-	{"cudaHostRegister", "ptr:h,size:u,flags:u"},
-	{"cudaHostUnregister", "ptr:h"},
-	{"cudaDeviceCanAccessPeer", "device:i"},
-	{"cudaDeviceEnablePeerAccess", "flags:u"},
-	{"cudaDeviceDisablePeerAccess", ""},
-	{"cudaPeerRegister", ""},
-	{"cudaPeerUnregister", ""},
-	{"cudaPeerGetDevicePointer", ""},
-	{"cudaMemcpyPeer", "corr:u,dst:h,src:h,size:u"},
-	{"cudaMemcpyPeerAsync", "corr:u,dst:h,src:h,size:u,stream:h"},
-	{"cudaMemcpy3DPeer", "corr:u"},
-	{"cudaMemcpy3DPeerAsync", "corr:u,stream:h"},
-	{"cudaDeviceReset", ""},
-	{"cudaDeviceSynchronize", "corr:u"},
-	{"cudaDeviceGetLimit", ""},
-	{"cudaDeviceSetLimit", "value:u"},
-	{"cudaDeviceGetCacheConfig", ""},
-	{"cudaDeviceSetCacheConfig", ""},
-	{"cudaProfilerInitialize", ""},
-	{"cudaProfilerStart", ""},
-	{"cudaProfilerStop", ""},
-	{"cudaDeviceGetByPCIBusId", ""},
-	{"cudaDeviceGetPCIBusId", "device:i"},
-	{"cudaGLGetDevices", ""},
-	{"cudaIpcGetEventHandle", "event:h"},
-	{"cudaIpcOpenEventHandle", ""},
-	{"cudaIpcGetMemHandle", "ptr:h"},
-	{"cudaIpcOpenMemHandle", "ptr:h,flags:u"},
-	{"cudaIpcCloseMemHandle", "ptr:h"},
-	{"cudaArrayGetInfo", ""},
-	{"cudaFuncSetSharedMemConfig", ""},
-	{"cudaDeviceGetSharedMemConfig", ""},
-	{"cudaDeviceSetSharedMemConfig", ""},
-	{"cudaCreateTextureObject", ""},
-	{"cudaDestroyTextureObject", ""},
-	{"cudaGetTextureObjectResourceDesc", ""},
-	{"cudaGetTextureObjectTextureDesc", ""},
-	{"cudaCreateSurfaceObject", ""},
-	{"cudaDestroySurfaceObject", ""},
-	{"cudaGetSurfaceObjectResourceDesc", ""},
-	{"cudaMallocMipmappedArray", "flags:u"},
-	{"cudaGetMipmappedArrayLevel", ""},
-	{"cudaFreeMipmappedArray", ""},
-	{"cudaBindTextureToMipmappedArray", ""},
-	{"cudaGraphicsResourceGetMappedMipmappedArray", ""},
-	{"cudaStreamAddCallback", "stream:h,flags:u"},
-	{"cudaStreamCreateWithFlags", "stream:h,flags:u"},
-	{"cudaGetTextureObjectResourceViewDesc", ""},
-	{"cudaDeviceGetAttribute", "device:i"},
-	{"cudaStreamDestroy", "stream:h"},
-	{"cudaStreamCreateWithPriority", "stream:h,flags:u"},
-	{"cudaStreamGetPriority", "stream:h"},
-	{"cudaStreamGetFlags", "stream:h"},
-	{"cudaDeviceGetStreamPriorityRange", ""},
-	{"cudaMallocManaged", "ptr:h,size:u,flags:u"},
-	{"cudaOccupancyMaxActiveBlocksPerMultiprocessor_v6000", ""},
-	{"cudaStreamAttachMemAsync", "stream:h,ptr:h,flags:u"},
-	{"cudaGetErrorName", ""},
-	{"cudaOccupancyMaxActiveBlocksPerMultiprocessor", ""},
-	{"cudaLaunchKernel", "corr:u,kernel:s,grid_x:u,grid_y:u,grid_z:u,block_x:u,block_y:u,block_z:u,shmem:u,stream:h"},
-	{"cudaGetDeviceFlags", ""},
-	{"cudaLaunch_ptsz", ""},
-	{"cudaLaunchKernel_ptsz", "corr:u,kernel:s,grid_x:u,grid_y:u,grid_z:u,block_x:u,block_y:u,block_z:u,shmem:u,stream:h"},
-	{"cudaMemcpy_ptds", "corr:u,dst:h,src:h,size:u,kind:u"},
-	{"cudaMemcpy2D_ptds", "corr:u,dst:h,dpitch:u,src:h,spitch:u,width:u,height:u,kind:u"},
-	{"cudaMemcpyToArray_ptds", "corr:u,src:h,size:u,kind:u"},
-	{"cudaMemcpy2DToArray_ptds", "corr:u,src:h,spitch:u,width:u,height:u,kind:u"},
-	{"cudaMemcpyFromArray_ptds", "corr:u,dst:h,size:u,kind:u"},
-	{"cudaMemcpy2DFromArray_ptds", "corr:u,dst:h,dpitch:u,width:u,height:u,kind:u"},
-	{"cudaMemcpyArrayToArray_ptds", "corr:u,size:u,kind:u"},
-	{"cudaMemcpy2DArrayToArray_ptds", "corr:u,width:u,height:u,kind:u"},
-	{"cudaMemcpyToSymbol_ptds", "corr:u,src:h,size:u,offset:u,kind:u"},
-	{"cudaMemcpyFromSymbol_ptds", "corr:u,dst:h,size:u,offset:u,kind:u"},
-	{"cudaMemcpyAsync_ptsz", "corr:u,dst:h,src:h,size:u,kind:u,stream:h"},
-	{"cudaMemcpyToArrayAsync_ptsz", "corr:u,src:h,size:u,kind:u,stream:h"},
-	{"cudaMemcpyFromArrayAsync_ptsz", "corr:u,dst:h,size:u,kind:u,stream:h"},
-	{"cudaMemcpy2DAsync_ptsz", "corr:u,dst:h,dpitch:u,src:h,spitch:u,width:u,height:u,kind:u,stream:h"},
-	{"cudaMemcpy2DToArrayAsync_ptsz", "corr:u,src:h,spitch:u,width:u,height:u,kind:u,stream:h"},
-	{"cudaMemcpy2DFromArrayAsync_ptsz", "corr:u,dst:h,dpitch:u,width:u,height:u,kind:u,stream:h"},
-	{"cudaMemcpyToSymbolAsync_ptsz", "corr:u,src:h,size:u,offset:u,kind:u,stream:h"},
-	{"cudaMemcpyFromSymbolAsync_ptsz", "corr:u,dst:h,size:u,offset:u,kind:u,stream:h"},
-	{"cudaMemset_ptds", "corr:u,ptr:h,value:u,size:u"},
-	{"cudaMemset2D_ptds", "corr:u,ptr:h,pitch:u,value:u,width:u,height:u"},
-	{"cudaMemsetAsync_ptsz", "corr:u,ptr:h,value:u,size:u,stream:h"},
-	{"cudaMemset2DAsync_ptsz", "corr:u,ptr:h,pitch:u,value:u,width:u,height:u,stream:h"},
-	{"cudaStreamGetPriority_ptsz", "stream:h"},
-	{"cudaStreamGetFlags_ptsz", "stream:h"},
-	{"cudaStreamSynchronize_ptsz", "corr:u,stream:h"},
-	{"cudaStreamQuery_ptsz", "stream:h"},
-	{"cudaStreamAttachMemAsync_ptsz", "stream:h,ptr:h,flags:u"},
-	{"cudaEventRecord_ptsz", "event:h,stream:h"},
-	{"cudaMemset3D_ptds", "corr:u,value:u"},
-	{"cudaMemset3DAsync_ptsz", "corr:u,value:u,stream:h"},
-	{"cudaMemcpy3D_ptds", "corr:u"},
-	{"cudaMemcpy3DAsync_ptsz", "corr:u,stream:h"},
-	{"cudaStreamWaitEvent_ptsz", "corr:u,stream:h,event:h,flags:u"},
-	{"cudaStreamAddCallback_ptsz", "stream:h,flags:u"},
-	{"cudaMemcpy3DPeer_ptds", "corr:u"},
-	{"cudaMemcpy3DPeerAsync_ptsz", "corr:u,stream:h"},
-	{"cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", "flags:u"},
-	{"cudaMemPrefetchAsync_v8000", ""},
-	{"cudaMemPrefetchAsync_ptsz_v8000", ""},
-	{"cudaMemAdvise_v8000", ""},
-	{"cudaDeviceGetP2PAttribute", ""},
-	{"cudaGraphicsEGLRegisterImage", ""},
-	{"cudaEGLStreamConsumerConnect", ""},
-	{"cudaEGLStreamConsumerDisconnect", ""},
-	{"cudaEGLStreamConsumerAcquireFrame", ""},
-	{"cudaEGLStreamConsumerReleaseFrame", ""},
-	{"cudaEGLStreamProducerConnect", ""},
-	{"cudaEGLStreamProducerDisconnect", ""},
-	{"cudaEGLStreamProducerPresentFrame", ""},
-	{"cudaEGLStreamProducerReturnFrame", ""},
-	{"cudaGraphicsResourceGetMappedEglFrame", ""},
-	{"cudaMemRangeGetAttribute", "ptr:h,size:u"},
-	{"cudaMemRangeGetAttributes", "ptr:h,size:u"},
-	{"cudaEGLStreamConsumerConnectWithFlags", ""},
-	{"cudaLaunchCooperativeKernel", "corr:u,kernel:s,grid_x:u,grid_y:u,grid_z:u,block_x:u,block_y:u,block_z:u,shmem:u,stream:h"},
-	{"cudaLaunchCooperativeKernel_ptsz", "corr:u,kernel:s,grid_x:u,grid_y:u,grid_z:u,block_x:u,block_y:u,block_z:u,shmem:u,stream:h"},
-	{"cudaEventCreateFromEGLSync", ""},
-	{"cudaLaunchCooperativeKernelMultiDevice", "corr:u,kernel:s"},
-	{"cudaFuncSetAttribute", "value:u"},
-	{"cudaImportExternalMemory", ""},
-	{"cudaExternalMemoryGetMappedBuffer", "ptr:h"},
-	{"cudaExternalMemoryGetMappedMipmappedArray", ""},
-	{"cudaDestroyExternalMemory", ""},
-	{"cudaImportExternalSemaphore", ""},
-	{"cudaSignalExternalSemaphoresAsync_v10000", ""},
-	{"cudaSignalExternalSemaphoresAsync_ptsz_v10000", ""},
-	{"cudaWaitExternalSemaphoresAsync_v10000", ""},
-	{"cudaWaitExternalSemaphoresAsync_ptsz_v10000", ""},
-	{"cudaDestroyExternalSemaphore", ""},
-	{"cudaLaunchHostFunc", "stream:h"},
-	{"cudaLaunchHostFunc_ptsz", "stream:h"},
-	{"cudaGraphCreate", "flags:u"},
-	{"cudaGraphKernelNodeGetParams", ""},
-	{"cudaGraphKernelNodeSetParams", ""},
-	{"cudaGraphAddKernelNode", ""},
-	{"cudaGraphAddMemcpyNode", ""},
-	{"cudaGraphMemcpyNodeGetParams", ""},
-	{"cudaGraphMemcpyNodeSetParams", ""},
-	{"cudaGraphAddMemsetNode", ""},
-	{"cudaGraphMemsetNodeGetParams", ""},
-	{"cudaGraphMemsetNodeSetParams", ""},
-	{"cudaGraphAddHostNode", ""},
-	{"cudaGraphHostNodeGetParams", ""},
-	{"cudaGraphAddChildGraphNode", ""},
-	{"cudaGraphChildGraphNodeGetGraph", ""},
-	{"cudaGraphAddEmptyNode", ""},
-	{"cudaGraphClone", ""},
-	{"cudaGraphNodeFindInClone", ""},
-	{"cudaGraphNodeGetType", ""},
-	{"cudaGraphGetRootNodes", ""},
-	{"cudaGraphNodeGetDependencies_v10000", ""},
-	{"cudaGraphNodeGetDependentNodes_v10000", ""},
-	{"cudaGraphAddDependencies_v10000", ""},
-	{"cudaGraphRemoveDependencies_v10000", ""},
-	{"cudaGraphDestroyNode", ""},
-	{"cudaGraphInstantiate_v10000", ""},
-	{"cudaGraphLaunch", "corr:u,graph_exec:h,stream:h"},
-	{"cudaGraphLaunch_ptsz", "corr:u,graph_exec:h,stream:h"},
-	{"cudaGraphExecDestroy", "graph_exec:h"},
-	{"cudaGraphDestroy", ""},
-	{"cudaStreamBeginCapture", "stream:h"},
-	{"cudaStreamBeginCapture_ptsz", "stream:h"},
-	{"cudaStreamIsCapturing", "stream:h"},
-	{"cudaStreamIsCapturing_ptsz", "stream:h"},
-	{"cudaStreamEndCapture", "stream:h"},
-	{"cudaStreamEndCapture_ptsz", "stream:h"},
-	{"cudaGraphHostNodeSetParams", ""},
-	{"cudaGraphGetNodes", ""},
-	{"cudaGraphGetEdges_v10000", ""},
-	{"cudaStreamGetCaptureInfo_v10010", ""},
-	{"cudaStreamGetCaptureInfo_ptsz_v10010", ""},
-	{"cudaGraphExecKernelNodeSetParams", "graph_exec:h"},
-	{"cudaThreadExchangeStreamCaptureMode", ""},
-	{"cudaDeviceGetNvSciSyncAttributes", "device:i"},
-	{"cudaOccupancyAvailableDynamicSMemPerBlock", ""},
-	{"cudaStreamSetFlags", ""},
-	{"cudaStreamSetFlags_ptsz", ""},
-	{"cudaGraphExecMemcpyNodeSetParams", "graph_exec:h"},
-	{"cudaGraphExecMemsetNodeSetParams", "graph_exec:h"},
-	{"cudaGraphExecHostNodeSetParams", "graph_exec:h"},
-	{"cudaGraphExecUpdate", "graph_exec:h"},
-	{"cudaGetFuncBySymbol", ""},
-	{"cudaCtxResetPersistingL2Cache", ""},
-	{"cudaGraphKernelNodeCopyAttributes", ""},
-	{"cudaGraphKernelNodeGetAttribute", ""},
-	{"cudaGraphKernelNodeSetAttribute", ""},
-	{"cudaStreamCopyAttributes", "stream:h,stream2:h"},
-	{"cudaStreamCopyAttributes_ptsz", "stream:h,stream2:h"},
-	{"cudaStreamGetAttribute", "stream:h"},
-	{"cudaStreamGetAttribute_ptsz", "stream:h"},
-	{"cudaStreamSetAttribute", "stream:h"},
-	{"cudaStreamSetAttribute_ptsz", "stream:h"},
-	{"cudaDeviceGetTexture1DLinearMaxWidth", "device:i"},
-	{"cudaGraphUpload", "graph_exec:h,stream:h"},
-	{"cudaGraphUpload_ptsz", "graph_exec:h,stream:h"},
-	{"cudaGraphAddMemcpyNodeToSymbol", "src:h,size:u,offset:u,kind:u"},
-	{"cudaGraphAddMemcpyNodeFromSymbol", "dst:h,size:u,offset:u,kind:u"},
-	{"cudaGraphAddMemcpyNode1D", "dst:h,src:h,size:u,kind:u"},
-	{"cudaGraphMemcpyNodeSetParamsToSymbol", "src:h,size:u,offset:u,kind:u"},
-	{"cudaGraphMemcpyNodeSetParamsFromSymbol", "dst:h,size:u,offset:u,kind:u"},
-	{"cudaGraphMemcpyNodeSetParams1D", "dst:h,src:h,size:u,kind:u"},
-	{"cudaGraphExecMemcpyNodeSetParamsToSymbol", "graph_exec:h,src:h,size:u,offset:u,kind:u"},
-	{"cudaGraphExecMemcpyNodeSetParamsFromSymbol", "graph_exec:h,dst:h,size:u,offset:u,kind:u"},
-	{"cudaGraphExecMemcpyNodeSetParams1D", "graph_exec:h,dst:h,src:h,size:u,kind:u"},
-	{"cudaArrayGetSparseProperties", ""},
-	{"cudaMipmappedArrayGetSparseProperties", ""},
-	{"cudaGraphExecChildGraphNodeSetParams", "graph_exec:h"},
-	{"cudaGraphAddEventRecordNode", "event:h"},
-	{"cudaGraphEventRecordNodeGetEvent", ""},
-	{"cudaGraphEventRecordNodeSetEvent", "event:h"},
-	{"cudaGraphAddEventWaitNode", "event:h"},
-	{"cudaGraphEventWaitNodeGetEvent", ""},
-	{"cudaGraphEventWaitNodeSetEvent", "event:h"},
-	{"cudaGraphExecEventRecordNodeSetEvent", "graph_exec:h,event:h"},
-	{"cudaGraphExecEventWaitNodeSetEvent", "graph_exec:h,event:h"},
-	{"cudaEventRecordWithFlags", "event:h,stream:h,flags:u"},
-	{"cudaEventRecordWithFlags_ptsz", "event:h,stream:h,flags:u"},
-	{"cudaDeviceGetDefaultMemPool", "device:i"},
-	{"cudaMallocAsync", "ptr:h,size:u,stream:h"},
-	{"cudaMallocAsync_ptsz", "ptr:h,size:u,stream:h"},
-	{"cudaFreeAsync", "ptr:h,stream:h"},
-	{"cudaFreeAsync_ptsz", "ptr:h,stream:h"},
-	{"cudaMemPoolTrimTo", ""},
-	{"cudaMemPoolSetAttribute", ""},
-	{"cudaMemPoolGetAttribute", ""},
-	{"cudaMemPoolSetAccess", "size:u"},
-	{"cudaArrayGetPlane", ""},
-	{"cudaMemPoolGetAccess", ""},
-	{"cudaMemPoolCreate", ""},
-	{"cudaMemPoolDestroy", ""},
-	{"cudaDeviceSetMemPool", "device:i"},
-	{"cudaDeviceGetMemPool", "device:i"},
-	{"cudaMemPoolExportToShareableHandle", "flags:u"},
-	{"cudaMemPoolImportFromShareableHandle", "flags:u"},
-	{"cudaMemPoolExportPointer", "ptr:h"},
-	{"cudaMemPoolImportPointer", "ptr:h"},
-	{"cudaMallocFromPoolAsync", "ptr:h,size:u,stream:h"},
-	{"cudaMallocFromPoolAsync_ptsz", "ptr:h,size:u,stream:h"},
-	{"cudaSignalExternalSemaphoresAsync", "stream:h"},
-	{"cudaSignalExternalSemaphoresAsync_ptsz", "stream:h"},
-	{"cudaWaitExternalSemaphoresAsync", "stream:h"},
-	{"cudaWaitExternalSemaphoresAsync_ptsz", "stream:h"},
-	{"cudaGraphAddExternalSemaphoresSignalNode", ""},
-	{"cudaGraphExternalSemaphoresSignalNodeGetParams", ""},
-	{"cudaGraphExternalSemaphoresSignalNodeSetParams", ""},
-	{"cudaGraphAddExternalSemaphoresWaitNode", ""},
-	{"cudaGraphExternalSemaphoresWaitNodeGetParams", ""},
-	{"cudaGraphExternalSemaphoresWaitNodeSetParams", ""},
-	{"cudaGraphExecExternalSemaphoresSignalNodeSetParams", "graph_exec:h"},
-	{"cudaGraphExecExternalSemaphoresWaitNodeSetParams", "graph_exec:h"},
-	{"cudaDeviceFlushGPUDirectRDMAWrites", ""},
-	{"cudaGetDriverEntryPoint", ""},
-	{"cudaGetDriverEntryPoint_ptsz", ""},
-	{"cudaGraphDebugDotPrint", "flags:u"},
-	{"cudaStreamGetCaptureInfo_v2", ""},
-	{"cudaStreamGetCaptureInfo_v2_ptsz", ""},
-	{"cudaStreamUpdateCaptureDependencies_v11030", ""},
-	{"cudaStreamUpdateCaptureDependencies_ptsz_v11030", ""},
-	{"cudaUserObjectCreate", "ptr:h,flags:u"},
-	{"cudaUserObjectRetain", "size:u"},
-	{"cudaUserObjectRelease", "size:u"},
-	{"cudaGraphRetainUserObject", "size:u,flags:u"},
-	{"cudaGraphReleaseUserObject", "size:u"},
-	{"cudaGraphInstantiateWithFlags", ""},
-	{"cudaGraphAddMemAllocNode", ""},
-	{"cudaGraphMemAllocNodeGetParams", ""},
-	{"cudaGraphAddMemFreeNode", "ptr:h"},
-	{"cudaGraphMemFreeNodeGetParams", ""},
-	{"cudaDeviceGraphMemTrim", "device:i"},
-	{"cudaDeviceGetGraphMemAttribute", "device:i"},
-	{"cudaDeviceSetGraphMemAttribute", "device:i"},
-	{"cudaGraphNodeSetEnabled", "graph_exec:h"},
-	{"cudaGraphNodeGetEnabled", "graph_exec:h"},
-	{"cudaArrayGetMemoryRequirements", "device:i"},
-	{"cudaMipmappedArrayGetMemoryRequirements", "device:i"},
-	{"cudaLaunchKernelExC", "corr:u,kernel:s,grid_x:u,grid_y:u,grid_z:u,block_x:u,block_y:u,block_z:u,shmem:u,stream:h"},
-	{"cudaLaunchKernelExC_ptsz", "corr:u,kernel:s,grid_x:u,grid_y:u,grid_z:u,block_x:u,block_y:u,block_z:u,shmem:u,stream:h"},
-	{"cudaOccupancyMaxPotentialClusterSize", "grid_x:u,grid_y:u,grid_z:u,block_x:u,block_y:u,block_z:u,shmem:u,stream:h"},
-	{"cudaOccupancyMaxActiveClusters", "grid_x:u,grid_y:u,grid_z:u,block_x:u,block_y:u,block_z:u,shmem:u,stream:h"},
-	{"cudaCreateTextureObject_v2", ""},
-	{"cudaGetTextureObjectTextureDesc_v2", ""},
-	{"cudaGraphInstantiateWithParams", ""},
-	{"cudaGraphInstantiateWithParams_ptsz", ""},
-	{"cudaGraphExecGetFlags", "graph_exec:h"},
-	{"cudaGetKernel", ""},
-	{"cudaGetDeviceProperties", "device:i"},
-	{"cudaStreamGetId", "stream:h"},
-	{"cudaStreamGetId_ptsz", "stream:h"},
-	{"cudaGraphInstantiate", ""},
-	{"cudaInitDevice", "device:i,flags:u"},
-	{"cudaGraphAddNode_v12020", ""},
-	{"cudaGraphNodeSetParams", ""},
-	{"cudaGraphExecNodeSetParams", "graph_exec:h"},
-	{"cudaMemAdvise", "ptr:h,size:u"},
-	{"cudaMemPrefetchAsync", "ptr:h,size:u,flags:u,stream:h"},
-	{"cudaMemPrefetchAsync_ptsz", "ptr:h,size:u,flags:u,stream:h"},
-	{"cudaFuncGetName", ""},
-	{"cudaStreamBeginCaptureToGraph", "stream:h"},
-	{"cudaStreamBeginCaptureToGraph_ptsz", "stream:h"},
-	{"cudaGraphConditionalHandleCreate", "flags:u"},
-	{"cudaGraphGetEdges", ""},
-	{"cudaGraphNodeGetDependencies", ""},
-	{"cudaGraphNodeGetDependentNodes", ""},
-	{"cudaGraphAddDependencies", ""},
-	{"cudaGraphRemoveDependencies", ""},
-	{"cudaGraphAddNode", ""},
-	{"cudaStreamGetCaptureInfo", "stream:h"},
-	{"cudaStreamGetCaptureInfo_ptsz", "stream:h"},
-	{"cudaStreamUpdateCaptureDependencies", "stream:h,flags:u"},
-	{"cudaStreamUpdateCaptureDependencies_ptsz", "stream:h,flags:u"},
-	{"cudaDeviceRegisterAsyncNotification", "device:i"},
-	{"cudaDeviceUnregisterAsyncNotification", "device:i"},
-	{"cudaFuncGetParamInfo", ""},
-	{"cudaGetDriverEntryPointByVersion", ""},
-	{"cudaGetDriverEntryPointByVersion_ptsz", ""},
-	{"cudaLibraryLoadData", ""},
-	{"cudaLibraryLoadFromFile", ""},
-	{"cudaLibraryUnload", ""},
-	{"cudaLibraryGetKernel", ""},
-	{"cudaLibraryGetGlobal", "ptr:h"},
-	{"cudaLibraryGetManaged", "ptr:h"},
-	{"cudaLibraryGetUnifiedFunction", ""},
-	{"cudaLibraryGetKernelCount", ""},
-	{"cudaLibraryEnumerateKernels", ""},
-	{"cudaKernelSetAttributeForDevice", "value:u,device:i"},
-	{"cudaStreamGetDevice", "stream:h"},
-	{"cudaStreamGetDevice_ptsz", "stream:h"},
-	{"cudaMemcpyBatchAsync_v12080", "corr:u"},
-	{"cudaMemcpyBatchAsync_ptsz_v12080", "corr:u"},
-	{"cudaMemcpy3DBatchAsync_v12080", "corr:u"},
-	{"cudaMemcpy3DBatchAsync_ptsz_v12080", "corr:u"},
-	{"cudaEventElapsedTime", "event:h,event2:h"},
-	{"cudaMemPrefetchBatchAsync", "size:u,stream:h"},
-	{"cudaMemPrefetchBatchAsync_ptsz", "size:u,stream:h"},
-	{"cudaMemDiscardBatchAsync", "size:u,stream:h"},
-	{"cudaMemDiscardBatchAsync_ptsz", "size:u,stream:h"},
-	{"cudaMemDiscardAndPrefetchBatchAsync", "size:u,stream:h"},
-	{"cudaMemDiscardAndPrefetchBatchAsync_ptsz", "size:u,stream:h"},
-	{"cudaGetExportTable", ""},
-	{"__cudaRegisterFatBinary", ""},
-	{"__cudaRegisterFatBinaryEnd", ""},
-	{"__cudaUnregisterFatBinary", ""},
-	{"__cudaRegisterVar", ""},
-	{"__cudaRegisterHostVar", ""},
-	{"__cudaRegisterFunction", ""},
-	{"__cudaRegisterManagedVar", ""},
-	{"__cudaInitModule", ""},
-	{"__cudaPushCallConfiguration", ""},
-	{"__cudaPopCallConfiguration", ""},
-	{"__cudaGetKernel", ""},
-	{"__cudaLaunchKernel", ""},
-	{"__cudaLaunchKernel_ptsz", ""},
-	{"__cudaRegisterUnifiedTable", ""},
-	{"__cudaGetProcAddress", ""},
-	{"cudaMemcpyBatchAsync", "corr:u,size:u,stream:h"},
-	{"cudaMemcpyBatchAsync_ptsz", "corr:u,size:u,stream:h"},
-	{"cudaMemcpy3DBatchAsync", "corr:u,stream:h"},
-	{"cudaMemcpy3DBatchAsync_ptsz", "corr:u,stream:h"},
-	{"cudaLogsRegisterCallback", ""},
-	{"cudaLogsUnregisterCallback", ""},
-	{"cudaLogsCurrent", "flags:u"},
-	{"cudaLogsDumpToFile", "flags:u"},
-	{"cudaLogsDumpToMemory", "flags:u"},
-	{"cudaMemGetDefaultMemPool", ""},
-	{"cudaMemGetMemPool", ""},
-	{"cudaMemSetMemPool", ""},
-	{"cudaDeviceGetHostAtomicCapabilities", "size:u,device:i"},
-	{"cudaDeviceGetP2PAtomicCapabilities", "size:u"},
+	{"cuda_cbid_0", 0, 0, NULL},
+	{"cudaDriverGetVersion", HT_ROLE_QUERY, 0, NULL},
+	{"cudaRuntimeGetVersion", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGetDeviceCount", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGetDeviceProperties_v3020", HT_ROLE_QUERY, 0, NULL},
+	{"cudaChooseDevice", 0, 0, NULL},
+	{"cudaGetChannelDesc", HT_ROLE_QUERY, 0, NULL},
+	{"cudaCreateChannelDesc", HT_ROLE_CREATE, 0, NULL},
+	{"cudaConfigureCall", 0, 0, NULL},
+	{"cudaSetupArgument", 0, 0, NULL},
+	{"cudaGetLastError", HT_ROLE_QUERY, 0, NULL},
+	{"cudaPeekAtLastError", 0, 0, NULL},
+	{"cudaGetErrorString", HT_ROLE_QUERY, 0, NULL},
+	{"cudaLaunch", 0, 0, NULL},
+	{"cudaFuncSetCacheConfig", 0, 0, NULL},
+	{"cudaFuncGetAttributes", HT_ROLE_QUERY, 0, NULL},
+	{"cudaSetDevice", 0, 1, ht_cuda_rt_fns_cudaSetDevice},
+	{"cudaGetDevice", HT_ROLE_QUERY, 0, NULL},
+	{"cudaSetValidDevices", 0, 0, NULL},
+	{"cudaSetDeviceFlags", 0, 1, ht_cuda_rt_fns_cudaSetDeviceFlags},
+	{"cudaMalloc", HT_ROLE_ALLOC, 2, ht_cuda_rt_fns_cudaMalloc},
+	{"cudaMallocPitch", HT_ROLE_ALLOC, 3, ht_cuda_rt_fns_cudaMallocPitch},
+	{"cudaFree", HT_ROLE_FREE, 1, ht_cuda_rt_fns_cudaFree},
+	{"cudaMallocArray", HT_ROLE_ALLOC, 3, ht_cuda_rt_fns_cudaMallocArray},
+	{"cudaFreeArray", HT_ROLE_FREE, 0, NULL},
+	{"cudaMallocHost", HT_ROLE_ALLOC, 2, ht_cuda_rt_fns_cudaMallocHost},
+	{"cudaFreeHost", HT_ROLE_FREE, 1, ht_cuda_rt_fns_cudaFreeHost},
+	{"cudaHostAlloc", HT_ROLE_ALLOC, 3, ht_cuda_rt_fns_cudaHostAlloc},
+	{"cudaHostGetDevicePointer", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaHostGetDevicePointer},
+	{"cudaHostGetFlags", HT_ROLE_QUERY, 0, NULL},
+	{"cudaMemGetInfo", HT_ROLE_QUERY, 0, NULL},
+	{"cudaMemcpy", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 5, ht_cuda_rt_fns_cudaMemcpy},
+	{"cudaMemcpy2D", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 8, ht_cuda_rt_fns_cudaMemcpy2D},
+	{"cudaMemcpyToArray", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 4, ht_cuda_rt_fns_cudaMemcpyToArray},
+	{"cudaMemcpy2DToArray", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 6, ht_cuda_rt_fns_cudaMemcpy2DToArray},
+	{"cudaMemcpyFromArray", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 4, ht_cuda_rt_fns_cudaMemcpyFromArray},
+	{"cudaMemcpy2DFromArray", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 6, ht_cuda_rt_fns_cudaMemcpy2DFromArray},
+	{"cudaMemcpyArrayToArray", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 3, ht_cuda_rt_fns_cudaMemcpyArrayToArray},
+	{"cudaMemcpy2DArrayToArray", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 4, ht_cuda_rt_fns_cudaMemcpy2DArrayToArray},
+	{"cudaMemcpyToSymbol", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 5, ht_cuda_rt_fns_cudaMemcpyToSymbol},
+	{"cudaMemcpyFromSymbol", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 5, ht_cuda_rt_fns_cudaMemcpyFromSymbol},
+	{"cudaMemcpyAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 6, ht_cuda_rt_fns_cudaMemcpyAsync},
+	{"cudaMemcpyToArrayAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_rt_fns_cudaMemcpyToArrayAsync},
+	{"cudaMemcpyFromArrayAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_rt_fns_cudaMemcpyFromArrayAsync},
+	{"cudaMemcpy2DAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 9, ht_cuda_rt_fns_cudaMemcpy2DAsync},
+	{"cudaMemcpy2DToArrayAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 7, ht_cuda_rt_fns_cudaMemcpy2DToArrayAsync},
+	{"cudaMemcpy2DFromArrayAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 7, ht_cuda_rt_fns_cudaMemcpy2DFromArrayAsync},
+	{"cudaMemcpyToSymbolAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 6, ht_cuda_rt_fns_cudaMemcpyToSymbolAsync},
+	{"cudaMemcpyFromSymbolAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 6, ht_cuda_rt_fns_cudaMemcpyFromSymbolAsync},
+	{"cudaMemset", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 4, ht_cuda_rt_fns_cudaMemset},
+	{"cudaMemset2D", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 6, ht_cuda_rt_fns_cudaMemset2D},
+	{"cudaMemsetAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_rt_fns_cudaMemsetAsync},
+	{"cudaMemset2DAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 7, ht_cuda_rt_fns_cudaMemset2DAsync},
+	{"cudaGetSymbolAddress", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaGetSymbolAddress},
+	{"cudaGetSymbolSize", HT_ROLE_QUERY, 0, NULL},
+	{"cudaBindTexture", 0, 0, NULL},
+	{"cudaBindTexture2D", 0, 0, NULL},
+	{"cudaBindTextureToArray", 0, 0, NULL},
+	{"cudaUnbindTexture", 0, 0, NULL},
+	{"cudaGetTextureAlignmentOffset", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGetTextureReference", HT_ROLE_QUERY, 0, NULL},
+	{"cudaBindSurfaceToArray", 0, 0, NULL},
+	{"cudaGetSurfaceReference", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGLSetGLDevice", 0, 0, NULL},
+	{"cudaGLRegisterBufferObject", 0, 0, NULL},
+	{"cudaGLMapBufferObject", 0, 0, NULL},
+	{"cudaGLUnmapBufferObject", 0, 0, NULL},
+	{"cudaGLUnregisterBufferObject", 0, 0, NULL},
+	{"cudaGLSetBufferObjectMapFlags", 0, 0, NULL},
+	{"cudaGLMapBufferObjectAsync", 0, 0, NULL},
+	{"cudaGLUnmapBufferObjectAsync", 0, 0, NULL},
+	{"cudaWGLGetDevice", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphicsGLRegisterImage", 0, 0, NULL},
+	{"cudaGraphicsGLRegisterBuffer", 0, 0, NULL},
+	{"cudaGraphicsUnregisterResource", 0, 0, NULL},
+	{"cudaGraphicsResourceSetMapFlags", 0, 1, ht_cuda_rt_fns_cudaGraphicsResourceSetMapFlags},
+	{"cudaGraphicsMapResources", 0, 2, ht_cuda_rt_fns_cudaGraphicsMapResources},
+	{"cudaGraphicsUnmapResources", 0, 2, ht_cuda_rt_fns_cudaGraphicsUnmapResources},
+	{"cudaGraphicsResourceGetMappedPointer", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaGraphicsResourceGetMappedPointer},
+	{"cudaGraphicsSubResourceGetMappedArray", HT_ROLE_QUERY, 0, NULL},
+	{"cudaVDPAUGetDevice", HT_ROLE_QUERY, 0, NULL},
+	{"cudaVDPAUSetVDPAUDevice", 0, 0, NULL},
+	{"cudaGraphicsVDPAURegisterVideoSurface", 0, 0, NULL},
+	{"cudaGraphicsVDPAURegisterOutputSurface", 0, 0, NULL},
+	{"cudaD3D11GetDevice", HT_ROLE_QUERY, 0, NULL},
+	{"cudaD3D11GetDevices", HT_ROLE_QUERY, 0, NULL},
+	{"cudaD3D11SetDirect3DDevice", 0, 0, NULL},
+	{"cudaGraphicsD3D11RegisterResource", 0, 0, NULL},
+	{"cudaD3D10GetDevice", HT_ROLE_QUERY, 0, NULL},
+	{"cudaD3D10GetDevices", HT_ROLE_QUERY, 0, NULL},
+	{"cudaD3D10SetDirect3DDevice", 0, 0, NULL},
+	{"cudaGraphicsD3D10RegisterResource", 0, 0, NULL},
+	{"cudaD3D10RegisterResource", 0, 0, NULL},
+	{"cudaD3D10UnregisterResource", 0, 0, NULL},
+	{"cudaD3D10MapResources", 0, 0, NULL},
+	{"cudaD3D10UnmapResources", 0, 0, NULL},
+	{"cudaD3D10ResourceSetMapFlags", 0, 0, NULL},
+	{"cudaD3D10ResourceGetSurfaceDimensions", HT_ROLE_QUERY, 0, NULL},
+	{"cudaD3D10ResourceGetMappedArray", HT_ROLE_QUERY, 0, NULL},
+	{"cudaD3D10ResourceGetMappedPointer", HT_ROLE_QUERY, 0, NULL},
+	{"cudaD3D10ResourceGetMappedSize", HT_ROLE_QUERY, 0, NULL},
+	{"cudaD3D10ResourceGetMappedPitch", HT_ROLE_QUERY, 0, NULL},
+	{"cudaD3D9GetDevice", HT_ROLE_QUERY, 0, NULL},
+	{"cudaD3D9GetDevices", HT_ROLE_QUERY, 0, NULL},
+	{"cudaD3D9SetDirect3DDevice", 0, 0, NULL},
+	{"cudaD3D9GetDirect3DDevice", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphicsD3D9RegisterResource", 0, 0, NULL},
+	{"cudaD3D9RegisterResource", 0, 0, NULL},
+	{"cudaD3D9UnregisterResource", 0, 0, NULL},
+	{"cudaD3D9MapResources", 0, 0, NULL},
+	{"cudaD3D9UnmapResources", 0, 0, NULL},
+	{"cudaD3D9ResourceSetMapFlags", 0, 0, NULL},
+	{"cudaD3D9ResourceGetSurfaceDimensions", HT_ROLE_QUERY, 0, NULL},
+	{"cudaD3D9ResourceGetMappedArray", HT_ROLE_QUERY, 0, NULL},
+	{"cudaD3D9ResourceGetMappedPointer", HT_ROLE_QUERY, 0, NULL},
+	{"cudaD3D9ResourceGetMappedSize", HT_ROLE_QUERY, 0, NULL},
+	{"cudaD3D9ResourceGetMappedPitch", HT_ROLE_QUERY, 0, NULL},
+	{"cudaD3D9Begin", 0, 0, NULL},
+	{"cudaD3D9End", 0, 0, NULL},
+	{"cudaD3D9RegisterVertexBuffer", 0, 0, NULL},
+	{"cudaD3D9UnregisterVertexBuffer", 0, 0, NULL},
+	{"cudaD3D9MapVertexBuffer", 0, 0, NULL},
+	{"cudaD3D9UnmapVertexBuffer", 0, 0, NULL},
+	{"cudaThreadExit", 0, 0, NULL},
+	{"cudaSetDoubleForDevice", 0, 0, NULL},
+	{"cudaSetDoubleForHost", 0, 0, NULL},
+	{"cudaThreadSynchronize", HT_ROLE_ENQUEUE | HT_ROLE_SYNC, 1, ht_cuda_rt_fns_cudaThreadSynchronize},
+	{"cudaThreadGetLimit", HT_ROLE_QUERY, 0, NULL},
+	{"cudaThreadSetLimit", 0, 0, NULL},
+	{"cudaStreamCreate", HT_ROLE_CREATE, 1, ht_cuda_rt_fns_cudaStreamCreate},
+	{"cudaStreamDestroy_v3020", HT_ROLE_RELEASE, 0, NULL},
+	{"cudaStreamSynchronize", HT_ROLE_ENQUEUE | HT_ROLE_SYNC, 2, ht_cuda_rt_fns_cudaStreamSynchronize},
+	{"cudaStreamQuery", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaStreamQuery},
+	{"cudaEventCreate", HT_ROLE_CREATE, 0, NULL},
+	{"cudaEventCreateWithFlags", HT_ROLE_CREATE, 1, ht_cuda_rt_fns_cudaEventCreateWithFlags},
+	{"cudaEventRecord", 0, 2, ht_cuda_rt_fns_cudaEventRecord},
+	{"cudaEventDestroy", HT_ROLE_RELEASE, 1, ht_cuda_rt_fns_cudaEventDestroy},
+	{"cudaEventSynchronize", HT_ROLE_ENQUEUE | HT_ROLE_SYNC, 2, ht_cuda_rt_fns_cudaEventSynchronize},
+	{"cudaEventQuery", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaEventQuery},
+	{"cudaEventElapsedTime_v3020", 0, 0, NULL},
+	{"cudaMalloc3D", HT_ROLE_ALLOC, 0, NULL},
+	{"cudaMalloc3DArray", HT_ROLE_ALLOC, 1, ht_cuda_rt_fns_cudaMalloc3DArray},
+	{"cudaMemset3D", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 2, ht_cuda_rt_fns_cudaMemset3D},
+	{"cudaMemset3DAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 3, ht_cuda_rt_fns_cudaMemset3DAsync},
+	{"cudaMemcpy3D", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 1, ht_cuda_rt_fns_cudaMemcpy3D},
+	{"cudaMemcpy3DAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 2, ht_cuda_rt_fns_cudaMemcpy3DAsync},
+	{"cudaThreadSetCacheConfig", 0, 0, NULL},
+	{"cudaStreamWaitEvent", HT_ROLE_ENQUEUE, 4, ht_cuda_rt_fns_cudaStreamWaitEvent},
+	{"cudaD3D11GetDirect3DDevice", HT_ROLE_QUERY, 0, NULL},
+	{"cudaD3D10GetDirect3DDevice", HT_ROLE_QUERY, 0, NULL},
+	{"cudaThreadGetCacheConfig", HT_ROLE_QUERY, 0, NULL},
+	{"cudaPointerGetAttributes", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaPointerGetAttributes},
+	{"cudaHostRegister", 0, 3, ht_cuda_rt_fns_cudaHostRegister},
+	{"cudaHostUnregister", 0, 1, ht_cuda_rt_fns_cudaHostUnregister},
+	{"cudaDeviceCanAccessPeer", 0, 1, ht_cuda_rt_fns_cudaDeviceCanAccessPeer},
+	{"cudaDeviceEnablePeerAccess", 0, 1, ht_cuda_rt_fns_cudaDeviceEnablePeerAccess},
+	{"cudaDeviceDisablePeerAccess", 0, 0, NULL},
+	{"cudaPeerRegister", 0, 0, NULL},
+	{"cudaPeerUnregister", 0, 0, NULL},
+	{"cudaPeerGetDevicePointer", HT_ROLE_QUERY, 0, NULL},
+	{"cudaMemcpyPeer", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 4, ht_cuda_rt_fns_cudaMemcpyPeer},
+	{"cudaMemcpyPeerAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_rt_fns_cudaMemcpyPeerAsync},
+	{"cudaMemcpy3DPeer", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 1, ht_cuda_rt_fns_cudaMemcpy3DPeer},
+	{"cudaMemcpy3DPeerAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 2, ht_cuda_rt_fns_cudaMemcpy3DPeerAsync},
+	{"cudaDeviceReset", 0, 0, NULL},
+	{"cudaDeviceSynchronize", HT_ROLE_ENQUEUE | HT_ROLE_SYNC, 1, ht_cuda_rt_fns_cudaDeviceSynchronize},
+	{"cudaDeviceGetLimit", HT_ROLE_QUERY, 0, NULL},
+	{"cudaDeviceSetLimit", 0, 1, ht_cuda_rt_fns_cudaDeviceSetLimit},
+	{"cudaDeviceGetCacheConfig", HT_ROLE_QUERY, 0, NULL},
+	{"cudaDeviceSetCacheConfig", 0, 0, NULL},
+	{"cudaProfilerInitialize", 0, 0, NULL},
+	{"cudaProfilerStart", 0, 0, NULL},
+	{"cudaProfilerStop", 0, 0, NULL},
+	{"cudaDeviceGetByPCIBusId", HT_ROLE_QUERY, 0, NULL},
+	{"cudaDeviceGetPCIBusId", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaDeviceGetPCIBusId},
+	{"cudaGLGetDevices", HT_ROLE_QUERY, 0, NULL},
+	{"cudaIpcGetEventHandle", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaIpcGetEventHandle},
+	{"cudaIpcOpenEventHandle", 0, 0, NULL},
+	{"cudaIpcGetMemHandle", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaIpcGetMemHandle},
+	{"cudaIpcOpenMemHandle", 0, 2, ht_cuda_rt_fns_cudaIpcOpenMemHandle},
+	{"cudaIpcCloseMemHandle", 0, 1, ht_cuda_rt_fns_cudaIpcCloseMemHandle},
+	{"cudaArrayGetInfo", HT_ROLE_QUERY, 0, NULL},
+	{"cudaFuncSetSharedMemConfig", 0, 0, NULL},
+	{"cudaDeviceGetSharedMemConfig", HT_ROLE_QUERY, 0, NULL},
+	{"cudaDeviceSetSharedMemConfig", 0, 0, NULL},
+	{"cudaCreateTextureObject", HT_ROLE_CREATE, 0, NULL},
+	{"cudaDestroyTextureObject", HT_ROLE_RELEASE, 0, NULL},
+	{"cudaGetTextureObjectResourceDesc", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGetTextureObjectTextureDesc", HT_ROLE_QUERY, 0, NULL},
+	{"cudaCreateSurfaceObject", HT_ROLE_CREATE, 0, NULL},
+	{"cudaDestroySurfaceObject", HT_ROLE_RELEASE, 0, NULL},
+	{"cudaGetSurfaceObjectResourceDesc", HT_ROLE_QUERY, 0, NULL},
+	{"cudaMallocMipmappedArray", HT_ROLE_ALLOC, 1, ht_cuda_rt_fns_cudaMallocMipmappedArray},
+	{"cudaGetMipmappedArrayLevel", HT_ROLE_QUERY, 0, NULL},
+	{"cudaFreeMipmappedArray", HT_ROLE_FREE, 0, NULL},
+	{"cudaBindTextureToMipmappedArray", 0, 0, NULL},
+	{"cudaGraphicsResourceGetMappedMipmappedArray", HT_ROLE_QUERY, 0, NULL},
+	{"cudaStreamAddCallback", 0, 2, ht_cuda_rt_fns_cudaStreamAddCallback},
+	{"cudaStreamCreateWithFlags", HT_ROLE_CREATE, 2, ht_cuda_rt_fns_cudaStreamCreateWithFlags},
+	{"cudaGetTextureObjectResourceViewDesc", HT_ROLE_QUERY, 0, NULL},
+	{"cudaDeviceGetAttribute", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaDeviceGetAttribute},
+	{"cudaStreamDestroy", HT_ROLE_RELEASE, 1, ht_cuda_rt_fns_cudaStreamDestroy},
+	{"cudaStreamCreateWithPriority", HT_ROLE_CREATE, 2, ht_cuda_rt_fns_cudaStreamCreateWithPriority},
+	{"cudaStreamGetPriority", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaStreamGetPriority},
+	{"cudaStreamGetFlags", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaStreamGetFlags},
+	{"cudaDeviceGetStreamPriorityRange", HT_ROLE_QUERY, 0, NULL},
+	{"cudaMallocManaged", HT_ROLE_ALLOC, 3, ht_cuda_rt_fns_cudaMallocManaged},
+	{"cudaOccupancyMaxActiveBlocksPerMultiprocessor_v6000", 0, 0, NULL},
+	{"cudaStreamAttachMemAsync", 0, 3, ht_cuda_rt_fns_cudaStreamAttachMemAsync},
+	{"cudaGetErrorName", HT_ROLE_QUERY, 0, NULL},
+	{"cudaOccupancyMaxActiveBlocksPerMultiprocessor", 0, 0, NULL},
+	{"cudaLaunchKernel", HT_ROLE_ENQUEUE | HT_ROLE_LAUNCH, 10, ht_cuda_rt_fns_cudaLaunchKernel},
+	{"cudaGetDeviceFlags", HT_ROLE_QUERY, 0, NULL},
+	{"cudaLaunch_ptsz", 0, 0, NULL},
+	{"cudaLaunchKernel_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_LAUNCH, 10, ht_cuda_rt_fns_cudaLaunchKernel_ptsz},
+	{"cudaMemcpy_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 5, ht_cuda_rt_fns_cudaMemcpy_ptds},
+	{"cudaMemcpy2D_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 8, ht_cuda_rt_fns_cudaMemcpy2D_ptds},
+	{"cudaMemcpyToArray_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 4, ht_cuda_rt_fns_cudaMemcpyToArray_ptds},
+	{"cudaMemcpy2DToArray_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 6, ht_cuda_rt_fns_cudaMemcpy2DToArray_ptds},
+	{"cudaMemcpyFromArray_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 4, ht_cuda_rt_fns_cudaMemcpyFromArray_ptds},
+	{"cudaMemcpy2DFromArray_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 6, ht_cuda_rt_fns_cudaMemcpy2DFromArray_ptds},
+	{"cudaMemcpyArrayToArray_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 3, ht_cuda_rt_fns_cudaMemcpyArrayToArray_ptds},
+	{"cudaMemcpy2DArrayToArray_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 4, ht_cuda_rt_fns_cudaMemcpy2DArrayToArray_ptds},
+	{"cudaMemcpyToSymbol_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 5, ht_cuda_rt_fns_cudaMemcpyToSymbol_ptds},
+	{"cudaMemcpyFromSymbol_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 5, ht_cuda_rt_fns_cudaMemcpyFromSymbol_ptds},
+	{"cudaMemcpyAsync_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 6, ht_cuda_rt_fns_cudaMemcpyAsync_ptsz},
+	{"cudaMemcpyToArrayAsync_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_rt_fns_cudaMemcpyToArrayAsync_ptsz},
+	{"cudaMemcpyFromArrayAsync_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_rt_fns_cudaMemcpyFromArrayAsync_ptsz},
+	{"cudaMemcpy2DAsync_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 9, ht_cuda_rt_fns_cudaMemcpy2DAsync_ptsz},
+	{"cudaMemcpy2DToArrayAsync_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 7, ht_cuda_rt_fns_cudaMemcpy2DToArrayAsync_ptsz},
+	{"cudaMemcpy2DFromArrayAsync_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 7, ht_cuda_rt_fns_cudaMemcpy2DFromArrayAsync_ptsz},
+	{"cudaMemcpyToSymbolAsync_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 6, ht_cuda_rt_fns_cudaMemcpyToSymbolAsync_ptsz},
+	{"cudaMemcpyFromSymbolAsync_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 6, ht_cuda_rt_fns_cudaMemcpyFromSymbolAsync_ptsz},
+	{"cudaMemset_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 4, ht_cuda_rt_fns_cudaMemset_ptds},
+	{"cudaMemset2D_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 6, ht_cuda_rt_fns_cudaMemset2D_ptds},
+	{"cudaMemsetAsync_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_rt_fns_cudaMemsetAsync_ptsz},
+	{"cudaMemset2DAsync_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 7, ht_cuda_rt_fns_cudaMemset2DAsync_ptsz},
+	{"cudaStreamGetPriority_ptsz", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaStreamGetPriority_ptsz},
+	{"cudaStreamGetFlags_ptsz", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaStreamGetFlags_ptsz},
+	{"cudaStreamSynchronize_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_SYNC, 2, ht_cuda_rt_fns_cudaStreamSynchronize_ptsz},
+	{"cudaStreamQuery_ptsz", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaStreamQuery_ptsz},
+	{"cudaStreamAttachMemAsync_ptsz", 0, 3, ht_cuda_rt_fns_cudaStreamAttachMemAsync_ptsz},
+	{"cudaEventRecord_ptsz", 0, 2, ht_cuda_rt_fns_cudaEventRecord_ptsz},
+	{"cudaMemset3D_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 2, ht_cuda_rt_fns_cudaMemset3D_ptds},
+	{"cudaMemset3DAsync_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 3, ht_cuda_rt_fns_cudaMemset3DAsync_ptsz},
+	{"cudaMemcpy3D_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 1, ht_cuda_rt_fns_cudaMemcpy3D_ptds},
+	{"cudaMemcpy3DAsync_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 2, ht_cuda_rt_fns_cudaMemcpy3DAsync_ptsz},
+	{"cudaStreamWaitEvent_ptsz", HT_ROLE_ENQUEUE, 4, ht_cuda_rt_fns_cudaStreamWaitEvent_ptsz},
+	{"cudaStreamAddCallback_ptsz", 0, 2, ht_cuda_rt_fns_cudaStreamAddCallback_ptsz},
+	{"cudaMemcpy3DPeer_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 1, ht_cuda_rt_fns_cudaMemcpy3DPeer_ptds},
+	{"cudaMemcpy3DPeerAsync_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 2, ht_cuda_rt_fns_cudaMemcpy3DPeerAsync_ptsz},
+	{"cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", 0, 1, ht_cuda_rt_fns_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags},
+	{"cudaMemPrefetchAsync_v8000", HT_ROLE_TRANSFER, 0, NULL},
+	{"cudaMemPrefetchAsync_ptsz_v8000", HT_ROLE_TRANSFER, 0, NULL},
+	{"cudaMemAdvise_v8000", 0, 0, NULL},
+	{"cudaDeviceGetP2PAttribute", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphicsEGLRegisterImage", 0, 0, NULL},
+	{"cudaEGLStreamConsumerConnect", 0, 0, NULL},
+	{"cudaEGLStreamConsumerDisconnect", 0, 0, NULL},
+	{"cudaEGLStreamConsumerAcquireFrame", 0, 0, NULL},
+	{"cudaEGLStreamConsumerReleaseFrame", 0, 0, NULL},
+	{"cudaEGLStreamProducerConnect", 0, 0, NULL},
+	{"cudaEGLStreamProducerDisconnect", 0, 0, NULL},
+	{"cudaEGLStreamProducerPresentFrame", 0, 0, NULL},
+	{"cudaEGLStreamProducerReturnFrame", 0, 0, NULL},
+	{"cudaGraphicsResourceGetMappedEglFrame", HT_ROLE_QUERY, 0, NULL},
+	{"cudaMemRangeGetAttribute", HT_ROLE_QUERY, 2, ht_cuda_rt_fns_cudaMemRangeGetAttribute},
+	{"cudaMemRangeGetAttributes", HT_ROLE_QUERY, 2, ht_cuda_rt_fns_cudaMemRangeGetAttributes},
+	{"cudaEGLStreamConsumerConnectWithFlags", 0, 0, NULL},
+	{"cudaLaunchCooperativeKernel", HT_ROLE_ENQUEUE | HT_ROLE_LAUNCH, 10, ht_cuda_rt_fns_cudaLaunchCooperativeKernel},
+	{"cudaLaunchCooperativeKernel_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_LAUNCH, 10, ht_cuda_rt_fns_cudaLaunchCooperativeKernel_ptsz},
+	{"cudaEventCreateFromEGLSync", HT_ROLE_CREATE, 0, NULL},
+	{"cudaLaunchCooperativeKernelMultiDevice", HT_ROLE_ENQUEUE | HT_ROLE_LAUNCH, 2, ht_cuda_rt_fns_cudaLaunchCooperativeKernelMultiDevice},
+	{"cudaFuncSetAttribute", 0, 1, ht_cuda_rt_fns_cudaFuncSetAttribute},
+	{"cudaImportExternalMemory", 0, 0, NULL},
+	{"cudaExternalMemoryGetMappedBuffer", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaExternalMemoryGetMappedBuffer},
+	{"cudaExternalMemoryGetMappedMipmappedArray", HT_ROLE_QUERY, 0, NULL},
+	{"cudaDestroyExternalMemory", HT_ROLE_RELEASE, 0, NULL},
+	{"cudaImportExternalSemaphore", 0, 0, NULL},
+	{"cudaSignalExternalSemaphoresAsync_v10000", 0, 0, NULL},
+	{"cudaSignalExternalSemaphoresAsync_ptsz_v10000", 0, 0, NULL},
+	{"cudaWaitExternalSemaphoresAsync_v10000", 0, 0, NULL},
+	{"cudaWaitExternalSemaphoresAsync_ptsz_v10000", 0, 0, NULL},
+	{"cudaDestroyExternalSemaphore", HT_ROLE_RELEASE, 0, NULL},
+	{"cudaLaunchHostFunc", 0, 1, ht_cuda_rt_fns_cudaLaunchHostFunc},
+	{"cudaLaunchHostFunc_ptsz", 0, 1, ht_cuda_rt_fns_cudaLaunchHostFunc_ptsz},
+	{"cudaGraphCreate", HT_ROLE_CREATE, 1, ht_cuda_rt_fns_cudaGraphCreate},
+	{"cudaGraphKernelNodeGetParams", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphKernelNodeSetParams", 0, 0, NULL},
+	{"cudaGraphAddKernelNode", 0, 0, NULL},
+	{"cudaGraphAddMemcpyNode", 0, 0, NULL},
+	{"cudaGraphMemcpyNodeGetParams", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphMemcpyNodeSetParams", 0, 0, NULL},
+	{"cudaGraphAddMemsetNode", 0, 0, NULL},
+	{"cudaGraphMemsetNodeGetParams", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphMemsetNodeSetParams", 0, 0, NULL},
+	{"cudaGraphAddHostNode", 0, 0, NULL},
+	{"cudaGraphHostNodeGetParams", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphAddChildGraphNode", 0, 0, NULL},
+	{"cudaGraphChildGraphNodeGetGraph", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphAddEmptyNode", 0, 0, NULL},
+	{"cudaGraphClone", 0, 0, NULL},
+	{"cudaGraphNodeFindInClone", 0, 0, NULL},
+	{"cudaGraphNodeGetType", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphGetRootNodes", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphNodeGetDependencies_v10000", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphNodeGetDependentNodes_v10000", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphAddDependencies_v10000", 0, 0, NULL},
+	{"cudaGraphRemoveDependencies_v10000", 0, 0, NULL},
+	{"cudaGraphDestroyNode", HT_ROLE_RELEASE, 0, NULL},
+	{"cudaGraphInstantiate_v10000", 0, 0, NULL},
+	{"cudaGraphLaunch", HT_ROLE_ENQUEUE | HT_ROLE_LAUNCH, 3, ht_cuda_rt_fns_cudaGraphLaunch},
+	{"cudaGraphLaunch_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_LAUNCH, 3, ht_cuda_rt_fns_cudaGraphLaunch_ptsz},
+	{"cudaGraphExecDestroy", HT_ROLE_RELEASE, 1, ht_cuda_rt_fns_cudaGraphExecDestroy},
+	{"cudaGraphDestroy", HT_ROLE_RELEASE, 0, NULL},
+	{"cudaStreamBeginCapture", 0, 1, ht_cuda_rt_fns_cudaStreamBeginCapture},
+	{"cudaStreamBeginCapture_ptsz", 0, 1, ht_cuda_rt_fns_cudaStreamBeginCapture_ptsz},
+	{"cudaStreamIsCapturing", 0, 1, ht_cuda_rt_fns_cudaStreamIsCapturing},
+	{"cudaStreamIsCapturing_ptsz", 0, 1, ht_cuda_rt_fns_cudaStreamIsCapturing_ptsz},
+	{"cudaStreamEndCapture", 0, 1, ht_cuda_rt_fns_cudaStreamEndCapture},
+	{"cudaStreamEndCapture_ptsz", 0, 1, ht_cuda_rt_fns_cudaStreamEndCapture_ptsz},
+	{"cudaGraphHostNodeSetParams", 0, 0, NULL},
+	{"cudaGraphGetNodes", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphGetEdges_v10000", HT_ROLE_QUERY, 0, NULL},
+	{"cudaStreamGetCaptureInfo_v10010", HT_ROLE_QUERY, 0, NULL},
+	{"cudaStreamGetCaptureInfo_ptsz_v10010", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphExecKernelNodeSetParams", 0, 1, ht_cuda_rt_fns_cudaGraphExecKernelNodeSetParams},
+	{"cudaThreadExchangeStreamCaptureMode", 0, 0, NULL},
+	{"cudaDeviceGetNvSciSyncAttributes", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaDeviceGetNvSciSyncAttributes},
+	{"cudaOccupancyAvailableDynamicSMemPerBlock", 0, 0, NULL},
+	{"cudaStreamSetFlags", 0, 0, NULL},
+	{"cudaStreamSetFlags_ptsz", 0, 0, NULL},
+	{"cudaGraphExecMemcpyNodeSetParams", 0, 1, ht_cuda_rt_fns_cudaGraphExecMemcpyNodeSetParams},
+	{"cudaGraphExecMemsetNodeSetParams", 0, 1, ht_cuda_rt_fns_cudaGraphExecMemsetNodeSetParams},
+	{"cudaGraphExecHostNodeSetParams", 0, 1, ht_cuda_rt_fns_cudaGraphExecHostNodeSetParams},
+	{"cudaGraphExecUpdate", 0, 1, ht_cuda_rt_fns_cudaGraphExecUpdate},
+	{"cudaGetFuncBySymbol", HT_ROLE_QUERY, 0, NULL},
+	{"cudaCtxResetPersistingL2Cache", 0, 0, NULL},
+	{"cudaGraphKernelNodeCopyAttributes", 0, 0, NULL},
+	{"cudaGraphKernelNodeGetAttribute", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphKernelNodeSetAttribute", 0, 0, NULL},
+	{"cudaStreamCopyAttributes", 0, 2, ht_cuda_rt_fns_cudaStreamCopyAttributes},
+	{"cudaStreamCopyAttributes_ptsz", 0, 2, ht_cuda_rt_fns_cudaStreamCopyAttributes_ptsz},
+	{"cudaStreamGetAttribute", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaStreamGetAttribute},
+	{"cudaStreamGetAttribute_ptsz", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaStreamGetAttribute_ptsz},
+	{"cudaStreamSetAttribute", 0, 1, ht_cuda_rt_fns_cudaStreamSetAttribute},
+	{"cudaStreamSetAttribute_ptsz", 0, 1, ht_cuda_rt_fns_cudaStreamSetAttribute_ptsz},
+	{"cudaDeviceGetTexture1DLinearMaxWidth", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaDeviceGetTexture1DLinearMaxWidth},
+	{"cudaGraphUpload", 0, 2, ht_cuda_rt_fns_cudaGraphUpload},
+	{"cudaGraphUpload_ptsz", 0, 2, ht_cuda_rt_fns_cudaGraphUpload_ptsz},
+	{"cudaGraphAddMemcpyNodeToSymbol", 0, 4, ht_cuda_rt_fns_cudaGraphAddMemcpyNodeToSymbol},
+	{"cudaGraphAddMemcpyNodeFromSymbol", 0, 4, ht_cuda_rt_fns_cudaGraphAddMemcpyNodeFromSymbol},
+	{"cudaGraphAddMemcpyNode1D", 0, 4, ht_cuda_rt_fns_cudaGraphAddMemcpyNode1D},
+	{"cudaGraphMemcpyNodeSetParamsToSymbol", 0, 4, ht_cuda_rt_fns_cudaGraphMemcpyNodeSetParamsToSymbol},
+	{"cudaGraphMemcpyNodeSetParamsFromSymbol", 0, 4, ht_cuda_rt_fns_cudaGraphMemcpyNodeSetParamsFromSymbol},
+	{"cudaGraphMemcpyNodeSetParams1D", 0, 4, ht_cuda_rt_fns_cudaGraphMemcpyNodeSetParams1D},
+	{"cudaGraphExecMemcpyNodeSetParamsToSymbol", 0, 5, ht_cuda_rt_fns_cudaGraphExecMemcpyNodeSetParamsToSymbol},
+	{"cudaGraphExecMemcpyNodeSetParamsFromSymbol", 0, 5, ht_cuda_rt_fns_cudaGraphExecMemcpyNodeSetParamsFromSymbol},
+	{"cudaGraphExecMemcpyNodeSetParams1D", 0, 5, ht_cuda_rt_fns_cudaGraphExecMemcpyNodeSetParams1D},
+	{"cudaArrayGetSparseProperties", HT_ROLE_QUERY, 0, NULL},
+	{"cudaMipmappedArrayGetSparseProperties", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphExecChildGraphNodeSetParams", 0, 1, ht_cuda_rt_fns_cudaGraphExecChildGraphNodeSetParams},
+	{"cudaGraphAddEventRecordNode", 0, 1, ht_cuda_rt_fns_cudaGraphAddEventRecordNode},
+	{"cudaGraphEventRecordNodeGetEvent", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphEventRecordNodeSetEvent", 0, 1, ht_cuda_rt_fns_cudaGraphEventRecordNodeSetEvent},
+	{"cudaGraphAddEventWaitNode", 0, 1, ht_cuda_rt_fns_cudaGraphAddEventWaitNode},
+	{"cudaGraphEventWaitNodeGetEvent", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphEventWaitNodeSetEvent", 0, 1, ht_cuda_rt_fns_cudaGraphEventWaitNodeSetEvent},
+	{"cudaGraphExecEventRecordNodeSetEvent", 0, 2, ht_cuda_rt_fns_cudaGraphExecEventRecordNodeSetEvent},
+	{"cudaGraphExecEventWaitNodeSetEvent", 0, 2, ht_cuda_rt_fns_cudaGraphExecEventWaitNodeSetEvent},
+	{"cudaEventRecordWithFlags", 0, 3, ht_cuda_rt_fns_cudaEventRecordWithFlags},
+	{"cudaEventRecordWithFlags_ptsz", 0, 3, ht_cuda_rt_fns_cudaEventRecordWithFlags_ptsz},
+	{"cudaDeviceGetDefaultMemPool", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaDeviceGetDefaultMemPool},
+	{"cudaMallocAsync", HT_ROLE_ALLOC, 3, ht_cuda_rt_fns_cudaMallocAsync},
+	{"cudaMallocAsync_ptsz", HT_ROLE_ALLOC, 3, ht_cuda_rt_fns_cudaMallocAsync_ptsz},
+	{"cudaFreeAsync", HT_ROLE_FREE, 2, ht_cuda_rt_fns_cudaFreeAsync},
+	{"cudaFreeAsync_ptsz", HT_ROLE_FREE, 2, ht_cuda_rt_fns_cudaFreeAsync_ptsz},
+	{"cudaMemPoolTrimTo", 0, 0, NULL},
+	{"cudaMemPoolSetAttribute", 0, 0, NULL},
+	{"cudaMemPoolGetAttribute", HT_ROLE_QUERY, 0, NULL},
+	{"cudaMemPoolSetAccess", 0, 1, ht_cuda_rt_fns_cudaMemPoolSetAccess},
+	{"cudaArrayGetPlane", HT_ROLE_QUERY, 0, NULL},
+	{"cudaMemPoolGetAccess", HT_ROLE_QUERY, 0, NULL},
+	{"cudaMemPoolCreate", HT_ROLE_CREATE, 0, NULL},
+	{"cudaMemPoolDestroy", HT_ROLE_RELEASE, 0, NULL},
+	{"cudaDeviceSetMemPool", 0, 1, ht_cuda_rt_fns_cudaDeviceSetMemPool},
+	{"cudaDeviceGetMemPool", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaDeviceGetMemPool},
+	{"cudaMemPoolExportToShareableHandle", 0, 1, ht_cuda_rt_fns_cudaMemPoolExportToShareableHandle},
+	{"cudaMemPoolImportFromShareableHandle", 0, 1, ht_cuda_rt_fns_cudaMemPoolImportFromShareableHandle},
+	{"cudaMemPoolExportPointer", 0, 1, ht_cuda_rt_fns_cudaMemPoolExportPointer},
+	{"cudaMemPoolImportPointer", 0, 1, ht_cuda_rt_fns_cudaMemPoolImportPointer},
+	{"cudaMallocFromPoolAsync", HT_ROLE_ALLOC, 3, ht_cuda_rt_fns_cudaMallocFromPoolAsync},
+	{"cudaMallocFromPoolAsync_ptsz", HT_ROLE_ALLOC, 3, ht_cuda_rt_fns_cudaMallocFromPoolAsync_ptsz},
+	{"cudaSignalExternalSemaphoresAsync", 0, 1, ht_cuda_rt_fns_cudaSignalExternalSemaphoresAsync},
+	{"cudaSignalExternalSemaphoresAsync_ptsz", 0, 1, ht_cuda_rt_fns_cudaSignalExternalSemaphoresAsync_ptsz},
+	{"cudaWaitExternalSemaphoresAsync", 0, 1, ht_cuda_rt_fns_cudaWaitExternalSemaphoresAsync},
+	{"cudaWaitExternalSemaphoresAsync_ptsz", 0, 1, ht_cuda_rt_fns_cudaWaitExternalSemaphoresAsync_ptsz},
+	{"cudaGraphAddExternalSemaphoresSignalNode", 0, 0, NULL},
+	{"cudaGraphExternalSemaphoresSignalNodeGetParams", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphExternalSemaphoresSignalNodeSetParams", 0, 0, NULL},
+	{"cudaGraphAddExternalSemaphoresWaitNode", 0, 0, NULL},
+	{"cudaGraphExternalSemaphoresWaitNodeGetParams", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphExternalSemaphoresWaitNodeSetParams", 0, 0, NULL},
+	{"cudaGraphExecExternalSemaphoresSignalNodeSetParams", 0, 1, ht_cuda_rt_fns_cudaGraphExecExternalSemaphoresSignalNodeSetParams},
+	{"cudaGraphExecExternalSemaphoresWaitNodeSetParams", 0, 1, ht_cuda_rt_fns_cudaGraphExecExternalSemaphoresWaitNodeSetParams},
+	{"cudaDeviceFlushGPUDirectRDMAWrites", 0, 0, NULL},
+	{"cudaGetDriverEntryPoint", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGetDriverEntryPoint_ptsz", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphDebugDotPrint", 0, 1, ht_cuda_rt_fns_cudaGraphDebugDotPrint},
+	{"cudaStreamGetCaptureInfo_v2", HT_ROLE_QUERY, 0, NULL},
+	{"cudaStreamGetCaptureInfo_v2_ptsz", HT_ROLE_QUERY, 0, NULL},
+	{"cudaStreamUpdateCaptureDependencies_v11030", 0, 0, NULL},
+	{"cudaStreamUpdateCaptureDependencies_ptsz_v11030", 0, 0, NULL},
+	{"cudaUserObjectCreate", HT_ROLE_CREATE, 2, ht_cuda_rt_fns_cudaUserObjectCreate},
+	{"cudaUserObjectRetain", 0, 1, ht_cuda_rt_fns_cudaUserObjectRetain},
+	{"cudaUserObjectRelease", 0, 1, ht_cuda_rt_fns_cudaUserObjectRelease},
+	{"cudaGraphRetainUserObject", 0, 2, ht_cuda_rt_fns_cudaGraphRetainUserObject},
+	{"cudaGraphReleaseUserObject", 0, 1, ht_cuda_rt_fns_cudaGraphReleaseUserObject},
+	{"cudaGraphInstantiateWithFlags", 0, 0, NULL},
+	{"cudaGraphAddMemAllocNode", 0, 0, NULL},
+	{"cudaGraphMemAllocNodeGetParams", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphAddMemFreeNode", 0, 1, ht_cuda_rt_fns_cudaGraphAddMemFreeNode},
+	{"cudaGraphMemFreeNodeGetParams", HT_ROLE_QUERY, 0, NULL},
+	{"cudaDeviceGraphMemTrim", 0, 1, ht_cuda_rt_fns_cudaDeviceGraphMemTrim},
+	{"cudaDeviceGetGraphMemAttribute", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaDeviceGetGraphMemAttribute},
+	{"cudaDeviceSetGraphMemAttribute", 0, 1, ht_cuda_rt_fns_cudaDeviceSetGraphMemAttribute},
+	{"cudaGraphNodeSetEnabled", 0, 1, ht_cuda_rt_fns_cudaGraphNodeSetEnabled},
+	{"cudaGraphNodeGetEnabled", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaGraphNodeGetEnabled},
+	{"cudaArrayGetMemoryRequirements", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaArrayGetMemoryRequirements},
+	{"cudaMipmappedArrayGetMemoryRequirements", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaMipmappedArrayGetMemoryRequirements},
+	{"cudaLaunchKernelExC", HT_ROLE_ENQUEUE | HT_ROLE_LAUNCH, 10, ht_cuda_rt_fns_cudaLaunchKernelExC},
+	{"cudaLaunchKernelExC_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_LAUNCH, 10, ht_cuda_rt_fns_cudaLaunchKernelExC_ptsz},
+	{"cudaOccupancyMaxPotentialClusterSize", 0, 8, ht_cuda_rt_fns_cudaOccupancyMaxPotentialClusterSize},
+	{"cudaOccupancyMaxActiveClusters", 0, 8, ht_cuda_rt_fns_cudaOccupancyMaxActiveClusters},
+	{"cudaCreateTextureObject_v2", HT_ROLE_CREATE, 0, NULL},
+	{"cudaGetTextureObjectTextureDesc_v2", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphInstantiateWithParams", 0, 0, NULL},
+	{"cudaGraphInstantiateWithParams_ptsz", 0, 0, NULL},
+	{"cudaGraphExecGetFlags", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaGraphExecGetFlags},
+	{"cudaGetKernel", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGetDeviceProperties", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaGetDeviceProperties},
+	{"cudaStreamGetId", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaStreamGetId},
+	{"cudaStreamGetId_ptsz", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaStreamGetId_ptsz},
+	{"cudaGraphInstantiate", 0, 0, NULL},
+	{"cudaInitDevice", 0, 2, ht_cuda_rt_fns_cudaInitDevice},
+	{"cudaGraphAddNode_v12020", 0, 0, NULL},
+	{"cudaGraphNodeSetParams", 0, 0, NULL},
+	{"cudaGraphExecNodeSetParams", 0, 1, ht_cuda_rt_fns_cudaGraphExecNodeSetParams},
+	{"cudaMemAdvise", 0, 2, ht_cuda_rt_fns_cudaMemAdvise},
+	{"cudaMemPrefetchAsync", HT_ROLE_TRANSFER, 4, ht_cuda_rt_fns_cudaMemPrefetchAsync},
+	{"cudaMemPrefetchAsync_ptsz", HT_ROLE_TRANSFER, 4, ht_cuda_rt_fns_cudaMemPrefetchAsync_ptsz},
+	{"cudaFuncGetName", HT_ROLE_QUERY, 0, NULL},
+	{"cudaStreamBeginCaptureToGraph", 0, 1, ht_cuda_rt_fns_cudaStreamBeginCaptureToGraph},
+	{"cudaStreamBeginCaptureToGraph_ptsz", 0, 1, ht_cuda_rt_fns_cudaStreamBeginCaptureToGraph_ptsz},
+	{"cudaGraphConditionalHandleCreate", HT_ROLE_CREATE, 1, ht_cuda_rt_fns_cudaGraphConditionalHandleCreate},
+	{"cudaGraphGetEdges", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphNodeGetDependencies", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphNodeGetDependentNodes", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGraphAddDependencies", 0, 0, NULL},
+	{"cudaGraphRemoveDependencies", 0, 0, NULL},
+	{"cudaGraphAddNode", 0, 0, NULL},
+	{"cudaStreamGetCaptureInfo", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaStreamGetCaptureInfo},
+	{"cudaStreamGetCaptureInfo_ptsz", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaStreamGetCaptureInfo_ptsz},
+	{"cudaStreamUpdateCaptureDependencies", 0, 2, ht_cuda_rt_fns_cudaStreamUpdateCaptureDependencies},
+	{"cudaStreamUpdateCaptureDependencies_ptsz", 0, 2, ht_cuda_rt_fns_cudaStreamUpdateCaptureDependencies_ptsz},
+	{"cudaDeviceRegisterAsyncNotification", 0, 1, ht_cuda_rt_fns_cudaDeviceRegisterAsyncNotification},
+	{"cudaDeviceUnregisterAsyncNotification", 0, 1, ht_cuda_rt_fns_cudaDeviceUnregisterAsyncNotification},
+	{"cudaFuncGetParamInfo", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGetDriverEntryPointByVersion", HT_ROLE_QUERY, 0, NULL},
+	{"cudaGetDriverEntryPointByVersion_ptsz", HT_ROLE_QUERY, 0, NULL},
+	{"cudaLibraryLoadData", 0, 0, NULL},
+	{"cudaLibraryLoadFromFile", 0, 0, NULL},
+	{"cudaLibraryUnload", 0, 0, NULL},
+	{"cudaLibraryGetKernel", HT_ROLE_QUERY, 0, NULL},
+	{"cudaLibraryGetGlobal", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaLibraryGetGlobal},
+	{"cudaLibraryGetManaged", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaLibraryGetManaged},
+	{"cudaLibraryGetUnifiedFunction", HT_ROLE_QUERY, 0, NULL},
+	{"cudaLibraryGetKernelCount", HT_ROLE_QUERY, 0, NULL},
+	{"cudaLibraryEnumerateKernels", 0, 0, NULL},
+	{"cudaKernelSetAttributeForDevice", 0, 2, ht_cuda_rt_fns_cudaKernelSetAttributeForDevice},
+	{"cudaStreamGetDevice", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaStreamGetDevice},
+	{"cudaStreamGetDevice_ptsz", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaStreamGetDevice_ptsz},
+	{"cudaMemcpyBatchAsync_v12080", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 1, ht_cuda_rt_fns_cudaMemcpyBatchAsync_v12080},
+	{"cudaMemcpyBatchAsync_ptsz_v12080", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 1, ht_cuda_rt_fns_cudaMemcpyBatchAsync_ptsz_v12080},
+	{"cudaMemcpy3DBatchAsync_v12080", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 1, ht_cuda_rt_fns_cudaMemcpy3DBatchAsync_v12080},
+	{"cudaMemcpy3DBatchAsync_ptsz_v12080", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 1, ht_cuda_rt_fns_cudaMemcpy3DBatchAsync_ptsz_v12080},
+	{"cudaEventElapsedTime", 0, 2, ht_cuda_rt_fns_cudaEventElapsedTime},
+	{"cudaMemPrefetchBatchAsync", HT_ROLE_TRANSFER, 2, ht_cuda_rt_fns_cudaMemPrefetchBatchAsync},
+	{"cudaMemPrefetchBatchAsync_ptsz", HT_ROLE_TRANSFER, 2, ht_cuda_rt_fns_cudaMemPrefetchBatchAsync_ptsz},
+	{"cudaMemDiscardBatchAsync", 0, 2, ht_cuda_rt_fns_cudaMemDiscardBatchAsync},
+	{"cudaMemDiscardBatchAsync_ptsz", 0, 2, ht_cuda_rt_fns_cudaMemDiscardBatchAsync_ptsz},
+	{"cudaMemDiscardAndPrefetchBatchAsync", 0, 2, ht_cuda_rt_fns_cudaMemDiscardAndPrefetchBatchAsync},
+	{"cudaMemDiscardAndPrefetchBatchAsync_ptsz", 0, 2, ht_cuda_rt_fns_cudaMemDiscardAndPrefetchBatchAsync_ptsz},
+	{"cudaGetExportTable", HT_ROLE_QUERY, 0, NULL},
+	{"__cudaRegisterFatBinary", 0, 0, NULL},
+	{"__cudaRegisterFatBinaryEnd", 0, 0, NULL},
+	{"__cudaUnregisterFatBinary", 0, 0, NULL},
+	{"__cudaRegisterVar", 0, 0, NULL},
+	{"__cudaRegisterHostVar", 0, 0, NULL},
+	{"__cudaRegisterFunction", 0, 0, NULL},
+	{"__cudaRegisterManagedVar", 0, 0, NULL},
+	{"__cudaInitModule", 0, 0, NULL},
+	{"__cudaPushCallConfiguration", 0, 0, NULL},
+	{"__cudaPopCallConfiguration", 0, 0, NULL},
+	{"__cudaGetKernel", 0, 0, NULL},
+	{"__cudaLaunchKernel", 0, 0, NULL},
+	{"__cudaLaunchKernel_ptsz", 0, 0, NULL},
+	{"__cudaRegisterUnifiedTable", 0, 0, NULL},
+	{"__cudaGetProcAddress", 0, 0, NULL},
+	{"cudaMemcpyBatchAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 3, ht_cuda_rt_fns_cudaMemcpyBatchAsync},
+	{"cudaMemcpyBatchAsync_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 3, ht_cuda_rt_fns_cudaMemcpyBatchAsync_ptsz},
+	{"cudaMemcpy3DBatchAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 2, ht_cuda_rt_fns_cudaMemcpy3DBatchAsync},
+	{"cudaMemcpy3DBatchAsync_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 2, ht_cuda_rt_fns_cudaMemcpy3DBatchAsync_ptsz},
+	{"cudaLogsRegisterCallback", 0, 0, NULL},
+	{"cudaLogsUnregisterCallback", 0, 0, NULL},
+	{"cudaLogsCurrent", 0, 1, ht_cuda_rt_fns_cudaLogsCurrent},
+	{"cudaLogsDumpToFile", 0, 1, ht_cuda_rt_fns_cudaLogsDumpToFile},
+	{"cudaLogsDumpToMemory", 0, 1, ht_cuda_rt_fns_cudaLogsDumpToMemory},
+	{"cudaMemGetDefaultMemPool", HT_ROLE_QUERY, 0, NULL},
+	{"cudaMemGetMemPool", HT_ROLE_QUERY, 0, NULL},
+	{"cudaMemSetMemPool", 0, 0, NULL},
+	{"cudaDeviceGetHostAtomicCapabilities", HT_ROLE_QUERY, 2, ht_cuda_rt_fns_cudaDeviceGetHostAtomicCapabilities},
+	{"cudaDeviceGetP2PAtomicCapabilities", HT_ROLE_QUERY, 1, ht_cuda_rt_fns_cudaDeviceGetP2PAtomicCapabilities},
+};
+
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuInit[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDeviceGetName[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDeviceComputeCapability[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDeviceTotalMem[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDeviceGetProperties[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDeviceGetAttribute[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuCtxCreate[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuCtxAttach[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuCtxSynchronize[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemAlloc[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemAllocPitch[] = {
+	{"width", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemAllocHost[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemHostAlloc[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemHostGetDevicePointer[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyHtoD[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyDtoH[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyDtoD[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyDtoA[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyAtoD[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyHtoA[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyAtoH[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyAtoA[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy2D[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy2DUnaligned[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy3D[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyHtoDAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyDtoHAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyDtoDAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyHtoAAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyAtoHAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy2DAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy3DAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD8[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"count", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD16[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"count", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD32[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"count", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD2D8[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD2D16[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD2D32[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuTexRefSetArray[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuTexRefSetFlags[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuParamSeti[] = {
+	{"offset", HT_FA_UINT, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuParamSetf[] = {
+	{"offset", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuParamSetv[] = {
+	{"offset", HT_FA_UINT, HT_AR_NONE},
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuLaunchGrid[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"kernel", HT_FA_STR, HT_AR_KERNEL},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuLaunchGridAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"kernel", HT_FA_STR, HT_AR_KERNEL},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuEventCreate[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuEventRecord[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuEventQuery[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuEventSynchronize[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuEventDestroy[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuEventElapsedTime[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"event2", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamCreate[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamQuery[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamSynchronize[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamDestroy[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphicsResourceSetMapFlags[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphicsMapResources[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphicsUnmapResources[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuCtxSetLimit[] = {
+	{"value", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuSurfRefSetArray[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD8Async[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"count", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD16Async[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"count", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD32Async[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"count", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD2D8Async[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD2D16Async[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD2D32Async[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuCtxCreate_v2[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuModuleGetGlobal_v2[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemAlloc_v2[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemAllocPitch_v2[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"width", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemFree_v2[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemGetAddressRange_v2[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemHostGetDevicePointer_v2[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD8_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"count", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD16_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"count", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD32_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"count", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD2D8_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD2D16_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD2D32_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuTexRefSetAddress_v2[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuTexRefSetAddress2D_v2[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDeviceTotalMem_v2[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyHtoD_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyHtoDAsync_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyDtoH_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyDtoHAsync_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyDtoD_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyDtoDAsync_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyAtoH_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyAtoHAsync_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyAtoD_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyDtoA_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyAtoA_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy2D_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy2DUnaligned_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy2DAsync_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy3D_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy3DAsync_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyHtoA_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyHtoAAsync_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemAllocHost_v2[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamWaitEvent[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemHostRegister[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuLaunchKernel[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"kernel", HT_FA_STR, HT_AR_KERNEL},
+	{"grid_x", HT_FA_UINT, HT_AR_NONE},
+	{"grid_y", HT_FA_UINT, HT_AR_NONE},
+	{"grid_z", HT_FA_UINT, HT_AR_NONE},
+	{"block_x", HT_FA_UINT, HT_AR_NONE},
+	{"block_y", HT_FA_UINT, HT_AR_NONE},
+	{"block_z", HT_FA_UINT, HT_AR_NONE},
+	{"shmem", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuPointerGetAttribute[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDeviceCanAccessPeer[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuCtxEnablePeerAccess[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyPeer[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyPeerAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy3DPeer[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy3DPeerAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuEventDestroy_v2[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamDestroy_v2[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuTexRefSetAddress2D_v3[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuIpcGetMemHandle[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuIpcOpenMemHandle[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuIpcCloseMemHandle[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDeviceGetPCIBusId[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuIpcGetEventHandle[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamAddCallback[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuTexRefSetMipmappedArray[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuLinkAddData[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamCreateWithPriority[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamGetPriority[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamGetFlags[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemAllocManaged[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamAttachMemAsync[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuPointerSetAttribute[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemHostRegister_v2[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphicsResourceSetMapFlags_v2[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuLinkAddData_v2[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDevicePrimaryCtxRetain[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDevicePrimaryCtxRelease[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDevicePrimaryCtxSetFlags[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDevicePrimaryCtxReset[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDevicePrimaryCtxGetState[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyHtoD_v2_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyDtoH_v2_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyDtoD_v2_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyDtoA_v2_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyAtoD_v2_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyHtoA_v2_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyAtoH_v2_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyAtoA_v2_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy2D_v2_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy2DUnaligned_v2_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy3D_v2_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyPeer_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy3DPeer_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD8_v2_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"count", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD16_v2_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"count", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD32_v2_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"count", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD2D8_v2_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD2D16_v2_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD2D32_v2_ptds[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyAsync_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyHtoAAsync_v2_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyAtoHAsync_v2_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyHtoDAsync_v2_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyDtoHAsync_v2_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyDtoDAsync_v2_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy2DAsync_v2_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy3DAsync_v2_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyPeerAsync_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"src", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy3DPeerAsync_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD8Async_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"count", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD16Async_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"count", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD32Async_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"count", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD2D8Async_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD2D16Async_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemsetD2D32Async_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"dst", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"height", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamGetPriority_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamGetFlags_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamWaitEvent_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamAddCallback_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamAttachMemAsync_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamQuery_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamSynchronize_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuEventRecord_ptsz[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuLaunchKernel_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"kernel", HT_FA_STR, HT_AR_KERNEL},
+	{"grid_x", HT_FA_UINT, HT_AR_NONE},
+	{"grid_y", HT_FA_UINT, HT_AR_NONE},
+	{"grid_z", HT_FA_UINT, HT_AR_NONE},
+	{"block_x", HT_FA_UINT, HT_AR_NONE},
+	{"block_y", HT_FA_UINT, HT_AR_NONE},
+	{"block_z", HT_FA_UINT, HT_AR_NONE},
+	{"shmem", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphicsMapResources_ptsz[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphicsUnmapResources_ptsz[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuPointerGetAttributes[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuOccupancyMaxPotentialBlockSizeWithFlags[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemAdvise[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamWaitValue32[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamWaitValue32_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamWriteValue32[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamWriteValue32_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamBatchMemOp[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamBatchMemOp_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemPrefetchAsync[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemPrefetchAsync_ptsz[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemRangeGetAttribute[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemRangeGetAttributes[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamWaitValue64[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamWaitValue64_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamWriteValue64[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamWriteValue64_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuLaunchCooperativeKernel[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"kernel", HT_FA_STR, HT_AR_KERNEL},
+	{"grid_x", HT_FA_UINT, HT_AR_NONE},
+	{"grid_y", HT_FA_UINT, HT_AR_NONE},
+	{"grid_z", HT_FA_UINT, HT_AR_NONE},
+	{"block_x", HT_FA_UINT, HT_AR_NONE},
+	{"block_y", HT_FA_UINT, HT_AR_NONE},
+	{"block_z", HT_FA_UINT, HT_AR_NONE},
+	{"shmem", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuLaunchCooperativeKernel_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"kernel", HT_FA_STR, HT_AR_KERNEL},
+	{"grid_x", HT_FA_UINT, HT_AR_NONE},
+	{"grid_y", HT_FA_UINT, HT_AR_NONE},
+	{"grid_z", HT_FA_UINT, HT_AR_NONE},
+	{"block_x", HT_FA_UINT, HT_AR_NONE},
+	{"block_y", HT_FA_UINT, HT_AR_NONE},
+	{"block_z", HT_FA_UINT, HT_AR_NONE},
+	{"shmem", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuLaunchCooperativeKernelMultiDevice[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"kernel", HT_FA_STR, HT_AR_KERNEL},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuFuncSetAttribute[] = {
+	{"value", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDeviceGetUuid[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamGetCtx[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamGetCtx_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuExternalMemoryGetMappedBuffer[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuSignalExternalSemaphoresAsync[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuSignalExternalSemaphoresAsync_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuWaitExternalSemaphoresAsync[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuWaitExternalSemaphoresAsync_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamBeginCapture[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamBeginCapture_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamEndCapture[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamEndCapture_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamIsCapturing[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamIsCapturing_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphCreate[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphLaunch[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphLaunch_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphExecDestroy[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuLaunchHostFunc[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuLaunchHostFunc_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDeviceGetLuid[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamGetCaptureInfo[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamGetCaptureInfo_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphExecKernelNodeSetParams[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamBeginCapture_v2[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamBeginCapture_v2_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDeviceGetNvSciSyncAttributes[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDevicePrimaryCtxRelease_v2[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDevicePrimaryCtxReset_v2[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDevicePrimaryCtxSetFlags_v2[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemAddressReserve[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemAddressFree[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemCreate[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemMap[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"offset", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemUnmap[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemSetAccess[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"size2", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemGetAccess[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphExecUpdate[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphExecMemcpyNodeSetParams[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphExecMemsetNodeSetParams[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphExecHostNodeSetParams[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuIpcOpenMemHandle_v2[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamCopyAttributes[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"stream2", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamCopyAttributes_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"stream2", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamGetAttribute[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamGetAttribute_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamSetAttribute[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamSetAttribute_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDeviceGetTexture1DLinearMaxWidth[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphUpload[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphUpload_ptsz[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemMapArrayAsync[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemMapArrayAsync_ptsz[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphExecChildGraphNodeSetParams[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuEventRecordWithFlags[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuEventRecordWithFlags_ptsz[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphAddEventRecordNode[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphAddEventWaitNode[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphEventRecordNodeSetEvent[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphEventWaitNodeSetEvent[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphExecEventRecordNodeSetEvent[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphExecEventWaitNodeSetEvent[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemAllocAsync[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemAllocAsync_ptsz[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemFreeAsync[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemFreeAsync_ptsz[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemPoolSetAccess[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDeviceGetDefaultMemPool[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDeviceSetMemPool[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDeviceGetMemPool[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemAllocFromPoolAsync[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemAllocFromPoolAsync_ptsz[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemPoolExportPointer[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphExecExternalSemaphoresSignalNodeSetParams[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphExecExternalSemaphoresWaitNodeSetParams[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphDebugDotPrint[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamGetCaptureInfo_v2[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamGetCaptureInfo_v2_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamUpdateCaptureDependencies[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamUpdateCaptureDependencies_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuUserObjectCreate[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuUserObjectRetain[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuUserObjectRelease[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphRetainUserObject[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphReleaseUserObject[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphAddMemFreeNode[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDeviceGraphMemTrim[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDeviceGetGraphMemAttribute[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDeviceSetGraphMemAttribute[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDeviceGetExecAffinitySupport[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuCtxCreate_v3[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDeviceGetUuid_v2[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphNodeSetEnabled[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphNodeGetEnabled[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuLaunchKernelEx[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"kernel", HT_FA_STR, HT_AR_KERNEL},
+	{"grid_x", HT_FA_UINT, HT_AR_NONE},
+	{"grid_y", HT_FA_UINT, HT_AR_NONE},
+	{"grid_z", HT_FA_UINT, HT_AR_NONE},
+	{"block_x", HT_FA_UINT, HT_AR_NONE},
+	{"block_y", HT_FA_UINT, HT_AR_NONE},
+	{"block_z", HT_FA_UINT, HT_AR_NONE},
+	{"shmem", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuLaunchKernelEx_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"kernel", HT_FA_STR, HT_AR_KERNEL},
+	{"grid_x", HT_FA_UINT, HT_AR_NONE},
+	{"grid_y", HT_FA_UINT, HT_AR_NONE},
+	{"grid_z", HT_FA_UINT, HT_AR_NONE},
+	{"block_x", HT_FA_UINT, HT_AR_NONE},
+	{"block_y", HT_FA_UINT, HT_AR_NONE},
+	{"block_z", HT_FA_UINT, HT_AR_NONE},
+	{"shmem", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuArrayGetMemoryRequirements[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMipmappedArrayGetMemoryRequirements[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphExecGetFlags[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamWaitValue32_v2[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamWaitValue32_v2_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamWaitValue64_v2[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamWaitValue64_v2_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamWriteValue32_v2[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamWriteValue32_v2_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamWriteValue64_v2[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamWriteValue64_v2_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"value", HT_FA_UINT, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamBatchMemOp_v2[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamBatchMemOp_v2_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphExecBatchMemOpNodeSetParams[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemGetHandleForAddressRange[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuOccupancyMaxPotentialClusterSize[] = {
+	{"grid_x", HT_FA_UINT, HT_AR_NONE},
+	{"grid_y", HT_FA_UINT, HT_AR_NONE},
+	{"grid_z", HT_FA_UINT, HT_AR_NONE},
+	{"block_x", HT_FA_UINT, HT_AR_NONE},
+	{"block_y", HT_FA_UINT, HT_AR_NONE},
+	{"block_z", HT_FA_UINT, HT_AR_NONE},
+	{"shmem", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuOccupancyMaxActiveClusters[] = {
+	{"grid_x", HT_FA_UINT, HT_AR_NONE},
+	{"grid_y", HT_FA_UINT, HT_AR_NONE},
+	{"grid_z", HT_FA_UINT, HT_AR_NONE},
+	{"block_x", HT_FA_UINT, HT_AR_NONE},
+	{"block_y", HT_FA_UINT, HT_AR_NONE},
+	{"block_z", HT_FA_UINT, HT_AR_NONE},
+	{"shmem", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuLibraryGetGlobal[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuLibraryGetManaged[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuKernelGetAttribute[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuKernelSetAttribute[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuKernelSetCacheConfig[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphExecKernelNodeSetParams_v2[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamGetId[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamGetId_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphExecUpdate_v2[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuCtxSetFlags[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMulticastAddDevice[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMulticastBindMem[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMulticastBindAddr[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMulticastUnbind[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphExecNodeSetParams[] = {
+	{"graph_exec", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemAdvise_v2[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemPrefetchAsync_v2[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemPrefetchAsync_v2_ptsz[] = {
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamBeginCaptureToGraph[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamBeginCaptureToGraph_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGraphConditionalHandleCreate[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamGetCaptureInfo_v3[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamGetCaptureInfo_v3_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamUpdateCaptureDependencies_v2[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamUpdateCaptureDependencies_v2_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDeviceRegisterAsyncNotification[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDeviceUnregisterAsyncNotification[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGreenCtxCreate[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDeviceGetDevResource[] = {
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGreenCtxRecordEvent[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGreenCtxWaitEvent[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamGetGreenCtx[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuCtxRecordEvent[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuCtxWaitEvent[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuCtxCreate_v4[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"device", HT_FA_INT, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuGreenCtxStreamCreate[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamGetCtx_v2[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamGetCtx_v2_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemBatchDecompressAsync[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemBatchDecompressAsync_ptsz[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuLogsCurrent[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuLogsDumpToFile[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuLogsDumpToMemory[] = {
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamGetDevice[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuStreamGetDevice_ptsz[] = {
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyBatchAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyBatchAsync_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy3DBatchAsync[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy3DBatchAsync_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuEventElapsedTime_v2[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"event2", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemPrefetchBatchAsync[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemPrefetchBatchAsync_ptsz[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemDiscardBatchAsync[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemDiscardBatchAsync_ptsz[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemDiscardAndPrefetchBatchAsync[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemDiscardAndPrefetchBatchAsync_ptsz[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyBatchAsync_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpyBatchAsync_v2_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy3DBatchAsync_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuMemcpy3DBatchAsync_v2_ptsz[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+	{"stream", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuCtxSynchronize_v2[] = {
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDeviceGetP2PAtomicCapabilities[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+};
+static const struct ht_fn_arg_desc ht_cuda_drv_fns_cuDeviceGetHostAtomicCapabilities[] = {
+	{"size", HT_FA_UINT, HT_AR_BYTES},
+	{"device", HT_FA_INT, HT_AR_DEVICE},
 };
 
 const struct ht_fn_desc ht_cuda_drv_fns[] = {
-	{"cu_cbid_0", ""},
-	{"cuInit", "flags:u"},
-	{"cuDriverGetVersion", ""},
-	{"cuDeviceGet", ""},
-	{"cuDeviceGetCount", ""},
-	{"cuDeviceGetName", "device:i"},
-	{"cuDeviceComputeCapability", "device:i"},
-	{"cuDeviceTotalMem", "device:i"},
-	{"cuDeviceGetProperties", "device:i"},
-	{"cuDeviceGetAttribute", "device:i"},
-	{"cuCtxCreate", "flags:u,device:i"},
-	{"cuCtxDestroy", ""},
-	{"cuCtxAttach", "flags:u"},
-	{"cuCtxDetach", ""},
-	{"cuCtxPushCurrent", ""},
-	{"cuCtxPopCurrent", ""},
-	{"cuCtxGetDevice", ""},
-	{"cuCtxSynchronize", "corr:u"},
-	{"cuModuleLoad", ""},
-	{"cuModuleLoadData", ""},
-	{"cuModuleLoadDataEx", ""},
-	{"cuModuleLoadFatBinary", ""},
-	{"cuModuleUnload", ""},
-	{"cuModuleGetFunction", ""},
-	{"cuModuleGetGlobal", ""},
-	{"cu64ModuleGetGlobal", ""},
-	{"cuModuleGetTexRef", ""},
-	{"cuMemGetInfo", ""},
-	{"cu64MemGetInfo", ""},
-	{"cuMemAlloc", "size:u"},
-	{"cu64MemAlloc", ""},
-	{"cuMemAllocPitch", "width:u,height:u"},
-	{"cu64MemAllocPitch", ""},
-	{"cuMemFree", ""},
-	{"cu64MemFree", ""},
-	{"cuMemGetAddressRange", ""},
-	{"cu64MemGetAddressRange", ""},
-	{"cuMemAllocHost", "ptr:h,size:u"},
-	{"cuMemFreeHost", ""},
-	{"cuMemHostAlloc", "ptr:h,size:u,flags:u"},
-	{"cuMemHostGetDevicePointer", "flags:u"},
-	{"cu64MemHostGetDevicePointer", ""},
-	{"cuMemHostGetFlags", ""},
-	{"cuMemcpyHtoD", "corr:u,src:h,size:u"},
-	{"cu64MemcpyHtoD", ""},
-	{"cuMemcpyDtoH", "corr:u,dst:h,size:u"},
-	{"cu64MemcpyDtoH", ""},
-	{"cuMemcpyDtoD", "corr:u,size:u"},
-	{"cu64MemcpyDtoD", ""},
-	{"cuMemcpyDtoA", "corr:u,size:u"},
-	{"cu64MemcpyDtoA", ""},
-	{"cuMemcpyAtoD", "corr:u,size:u"},
-	{"cu64MemcpyAtoD", ""},
-	{"cuMemcpyHtoA", "corr:u,src:h,size:u"},
-	{"cuMemcpyAtoH", "corr:u,dst:h,size:u"},
-	{"cuMemcpyAtoA", "corr:u,size:u"},
-	{"cuMemcpy2D", "corr:u"},
-	{"cuMemcpy2DUnaligned", "corr:u"},
-	{"cuMemcpy3D", "corr:u"},
-	{"cu64Memcpy3D", ""},
-	{"cuMemcpyHtoDAsync", "corr:u,src:h,size:u,stream:h"},
-	{"cu64MemcpyHtoDAsync", ""},
-	{"cuMemcpyDtoHAsync", "corr:u,dst:h,size:u,stream:h"},
-	{"cu64MemcpyDtoHAsync", ""},
-	{"cuMemcpyDtoDAsync", "corr:u,size:u,stream:h"},
-	{"cu64MemcpyDtoDAsync", ""},
-	{"cuMemcpyHtoAAsync", "corr:u,src:h,size:u,stream:h"},
-	{"cuMemcpyAtoHAsync", "corr:u,dst:h,size:u,stream:h"},
-	{"cuMemcpy2DAsync", "corr:u,stream:h"},
-	{"cuMemcpy3DAsync", "corr:u,stream:h"},
-	{"cu64Memcpy3DAsync", ""},
-	{"cuMemsetD8", "corr:u,value:u,count:u"},
-	{"cu64MemsetD8", ""},
-	{"cuMemsetD16", "corr:u,value:u,count:u"},
-	{"cu64MemsetD16", ""},
-	{"cuMemsetD32", "corr:u,value:u,count:u"},
-	{"cu64MemsetD32", ""},
-	{"cuMemsetD2D8", "corr:u,value:u,height:u"},
-	{"cu64MemsetD2D8", ""},
-	{"cuMemsetD2D16", "corr:u,value:u,height:u"},
-	{"cu64MemsetD2D16", ""},
-	{"cuMemsetD2D32", "corr:u,value:u,height:u"},
-	{"cu64MemsetD2D32", ""},
-	{"cuFuncSetBlockShape", ""},
-	{"cuFuncSetSharedSize", ""},
-	{"cuFuncGetAttribute", ""},
-	{"cuFuncSetCacheConfig", ""},
-	{"cuArrayCreate", ""},
-	{"cuArrayGetDescriptor", ""},
-	{"cuArrayDestroy", ""},
-	{"cuArray3DCreate", ""},
-	{"cuArray3DGetDescriptor", ""},
-	{"cuTexRefCreate", ""},
-	{"cuTexRefDestroy", ""},
-	{"cuTexRefSetArray", "flags:u"},
-	{"cuTexRefSetAddress", ""},
-	{"cu64TexRefSetAddress", ""},
-	{"cuTexRefSetAddress2D", ""},
-	{"cu64TexRefSetAddress2D", ""},
-	{"cuTexRefSetFormat", ""},
-	{"cuTexRefSetAddressMode", ""},
-	{"cuTexRefSetFilterMode", ""},
-	{"cuTexRefSetFlags", "flags:u"},
-	{"cuTexRefGetAddress", ""},
-	{"cu64TexRefGetAddress", ""},
-	{"cuTexRefGetArray", ""},
-	{"cuTexRefGetAddressMode", ""},
-	{"cuTexRefGetFilterMode", ""},
-	{"cuTexRefGetFormat", ""},
-	{"cuTexRefGetFlags", ""},
-	{"cuParamSetSize", ""},
-	{"cuParamSeti", "offset:u,value:u"},
-	{"cuParamSetf", "offset:u"},
-	{"cuParamSetv", "offset:u,ptr:h"},
-	{"cuParamSetTexRef", ""},
-	{"cuLaunch", ""},
-	{"cuLaunchGrid", "corr:u,kernel:s"},
-	{"cuLaunchGridAsync", "corr:u,kernel:s,stream:h"},
-	{"cuEventCreate", "flags:u"},
-	{"cuEventRecord", "event:h,stream:h"},
-	{"cuEventQuery", "event:h"},
-	{"cuEventSynchronize", "corr:u,event:h"},
-	{"cuEventDestroy", "event:h"},
-	{"cuEventElapsedTime", "event:h,event2:h"},
-	{"cuStreamCreate", "stream:h,flags:u"},
-	{"cuStreamQuery", "stream:h"},
-	{"cuStreamSynchronize", "corr:u,stream:h"},
-	{"cuStreamDestroy", "stream:h"},
-	{"cuGraphicsUnregisterResource", ""},
-	{"cuGraphicsSubResourceGetMappedArray", ""},
-	{"cuGraphicsResourceGetMappedPointer", ""},
-	{"cu64GraphicsResourceGetMappedPointer", ""},
-	{"cuGraphicsResourceSetMapFlags", "flags:u"},
-	{"cuGraphicsMapResources", "size:u,stream:h"},
-	{"cuGraphicsUnmapResources", "size:u,stream:h"},
-	{"cuGetExportTable", ""},
-	{"cuCtxSetLimit", "value:u"},
-	{"cuCtxGetLimit", ""},
-	{"cuD3D10GetDevice", ""},
-	{"cuD3D10CtxCreate", ""},
-	{"cuGraphicsD3D10RegisterResource", ""},
-	{"cuD3D10RegisterResource", ""},
-	{"cuD3D10UnregisterResource", ""},
-	{"cuD3D10MapResources", ""},
-	{"cuD3D10UnmapResources", ""},
-	{"cuD3D10ResourceSetMapFlags", ""},
-	{"cuD3D10ResourceGetMappedArray", ""},
-	{"cuD3D10ResourceGetMappedPointer", ""},
-	{"cuD3D10ResourceGetMappedSize", ""},
-	{"cuD3D10ResourceGetMappedPitch", ""},
-	{"cuD3D10ResourceGetSurfaceDimensions", ""},
-	{"cuD3D11GetDevice", ""},
-	{"cuD3D11CtxCreate", ""},
-	{"cuGraphicsD3D11RegisterResource", ""},
-	{"cuD3D9GetDevice", ""},
-	{"cuD3D9CtxCreate", ""},
-	{"cuGraphicsD3D9RegisterResource", ""},
-	{"cuD3D9GetDirect3DDevice", ""},
-	{"cuD3D9RegisterResource", ""},
-	{"cuD3D9UnregisterResource", ""},
-	{"cuD3D9MapResources", ""},
-	{"cuD3D9UnmapResources", ""},
-	{"cuD3D9ResourceSetMapFlags", ""},
-	{"cuD3D9ResourceGetSurfaceDimensions", ""},
-	{"cuD3D9ResourceGetMappedArray", ""},
-	{"cuD3D9ResourceGetMappedPointer", ""},
-	{"cuD3D9ResourceGetMappedSize", ""},
-	{"cuD3D9ResourceGetMappedPitch", ""},
-	{"cuD3D9Begin", ""},
-	{"cuD3D9End", ""},
-	{"cuD3D9RegisterVertexBuffer", ""},
-	{"cuD3D9MapVertexBuffer", ""},
-	{"cuD3D9UnmapVertexBuffer", ""},
-	{"cuD3D9UnregisterVertexBuffer", ""},
-	{"cuGLCtxCreate", ""},
-	{"cuGraphicsGLRegisterBuffer", ""},
-	{"cuGraphicsGLRegisterImage", ""},
-	{"cuWGLGetDevice", ""},
-	{"cuGLInit", ""},
-	{"cuGLRegisterBufferObject", ""},
-	{"cuGLMapBufferObject", ""},
-	{"cuGLUnmapBufferObject", ""},
-	{"cuGLUnregisterBufferObject", ""},
-	{"cuGLSetBufferObjectMapFlags", ""},
-	{"cuGLMapBufferObjectAsync", ""},
-	{"cuGLUnmapBufferObjectAsync", ""},
-	{"cuVDPAUGetDevice", ""},
-	{"cuVDPAUCtxCreate", ""},
-	{"cuGraphicsVDPAURegisterVideoSurface", ""},
-	{"cuGraphicsVDPAURegisterOutputSurface", ""},
-	{"cuModuleGetSurfRef", ""},
-	{"cuSurfRefCreate", ""},
-	{"cuSurfRefDestroy", ""},
-	{"cuSurfRefSetFormat", ""},
-	{"cuSurfRefSetArray", "flags:u"},
-	{"cuSurfRefGetFormat", ""},
-	{"cuSurfRefGetArray", ""},
-	{"cu64DeviceTotalMem", ""},
-	{"cu64D3D10ResourceGetMappedPointer", ""},
-	{"cu64D3D10ResourceGetMappedSize", ""},
-	{"cu64D3D10ResourceGetMappedPitch", ""},
-	{"cu64D3D10ResourceGetSurfaceDimensions", ""},
-	{"cu64D3D9ResourceGetSurfaceDimensions", ""},
-	{"cu64D3D9ResourceGetMappedPointer", ""},
-	{"cu64D3D9ResourceGetMappedSize", ""},
-	{"cu64D3D9ResourceGetMappedPitch", ""},
-	{"cu64D3D9MapVertexBuffer", ""},
-	{"cu64GLMapBufferObject", ""},
-	{"cu64GLMapBufferObjectAsync", ""},
-	{"cuD3D11GetDevices", ""},
-	{"cuD3D11CtxCreateOnDevice", ""},
-	{"cuD3D10GetDevices", ""},
-	{"cuD3D10CtxCreateOnDevice", ""},
-	{"cuD3D9GetDevices", ""},
-	{"cuD3D9CtxCreateOnDevice", ""},
-	{"cu64MemHostAlloc", ""},
-	{"cuMemsetD8Async", "corr:u,dst:h,value:u,count:u,stream:h"},
-	{"cu64MemsetD8Async", ""},
-	{"cuMemsetD16Async", "corr:u,dst:h,value:u,count:u,stream:h"},
-	{"cu64MemsetD16Async", ""},
-	{"cuMemsetD32Async", "corr:u,dst:h,value:u,count:u,stream:h"},
-	{"cu64MemsetD32Async", ""},
-	{"cuMemsetD2D8Async", "corr:u,dst:h,value:u,height:u,stream:h"},
-	{"cu64MemsetD2D8Async", ""},
-	{"cuMemsetD2D16Async", "corr:u,dst:h,value:u,height:u,stream:h"},
-	{"cu64MemsetD2D16Async", ""},
-	{"cuMemsetD2D32Async", "corr:u,dst:h,value:u,height:u,stream:h"},
-	{"cu64MemsetD2D32Async", ""},
-	{"cu64ArrayCreate", ""},
-	{"cu64ArrayGetDescriptor", ""},
-	{"cu64Array3DCreate", ""},
-	{"cu64Array3DGetDescriptor", ""},
-	{"cu64Memcpy2D", ""},
-	{"cu64Memcpy2DUnaligned", ""},
-	{"cu64Memcpy2DAsync", ""},
-	{"cuCtxCreate_v2", "flags:u,device:i"},
-	{"cuD3D10CtxCreate_v2", ""},
-	{"cuD3D11CtxCreate_v2", ""},
-	{"cuD3D9CtxCreate_v2", ""},
-	{"cuGLCtxCreate_v2", ""},
-	{"cuVDPAUCtxCreate_v2", ""},
-	{"cuModuleGetGlobal_v2", "ptr:h"},
-	{"cuMemGetInfo_v2", ""},
-	{"cuMemAlloc_v2", "ptr:h,size:u"},
-	{"cuMemAllocPitch_v2", "ptr:h,width:u,height:u"},
-	{"cuMemFree_v2", "ptr:h"},
-	{"cuMemGetAddressRange_v2", "ptr:h"},
-	{"cuMemHostGetDevicePointer_v2", "flags:u"},
-	{"cuMemcpy_v2", "corr:u"},
-	{"cuMemsetD8_v2", "corr:u,dst:h,value:u,count:u"},
-	{"cuMemsetD16_v2", "corr:u,dst:h,value:u,count:u"},
-	{"cuMemsetD32_v2", "corr:u,dst:h,value:u,count:u"},
-	{"cuMemsetD2D8_v2", "corr:u,dst:h,value:u,height:u"},
-	{"cuMemsetD2D16_v2", "corr:u,dst:h,value:u,height:u"},
-	{"cuMemsetD2D32_v2", "corr:u,dst:h,value:u,height:u"},
-	{"cuTexRefSetAddress_v2", "ptr:h"},
-	{"cuTexRefSetAddress2D_v2", "ptr:h"},
-	{"cuTexRefGetAddress_v2", ""},
-	{"cuGraphicsResourceGetMappedPointer_v2", ""},
-	{"cuDeviceTotalMem_v2", "device:i"},
-	{"cuD3D10ResourceGetMappedPointer_v2", ""},
-	{"cuD3D10ResourceGetMappedSize_v2", ""},
-	{"cuD3D10ResourceGetMappedPitch_v2", ""},
-	{"cuD3D10ResourceGetSurfaceDimensions_v2", ""},
-	{"cuD3D9ResourceGetSurfaceDimensions_v2", ""},
-	{"cuD3D9ResourceGetMappedPointer_v2", ""},
-	{"cuD3D9ResourceGetMappedSize_v2", ""},
-	{"cuD3D9ResourceGetMappedPitch_v2", ""},
-	{"cuD3D9MapVertexBuffer_v2", ""},
-	{"cuGLMapBufferObject_v2", ""},
-	{"cuGLMapBufferObjectAsync_v2", ""},
-	{"cuMemHostAlloc_v2", ""},
-	{"cuArrayCreate_v2", ""},
-	{"cuArrayGetDescriptor_v2", ""},
-	{"cuArray3DCreate_v2", ""},
-	{"cuArray3DGetDescriptor_v2", ""},
-	{"cuMemcpyHtoD_v2", "corr:u,dst:h,src:h,size:u"},
-	{"cuMemcpyHtoDAsync_v2", "corr:u,dst:h,src:h,size:u,stream:h"},
-	{"cuMemcpyDtoH_v2", "corr:u,dst:h,src:h,size:u"},
-	{"cuMemcpyDtoHAsync_v2", "corr:u,dst:h,src:h,size:u,stream:h"},
-	{"cuMemcpyDtoD_v2", "corr:u,dst:h,src:h,size:u"},
-	{"cuMemcpyDtoDAsync_v2", "corr:u,dst:h,src:h,size:u,stream:h"},
-	{"cuMemcpyAtoH_v2", "corr:u,dst:h,size:u"},
-	{"cuMemcpyAtoHAsync_v2", "corr:u,dst:h,size:u,stream:h"},
-	{"cuMemcpyAtoD_v2", "corr:u,dst:h,size:u"},
-	{"cuMemcpyDtoA_v2", "corr:u,src:h,size:u"},
-	{"cuMemcpyAtoA_v2", "corr:u,size:u"},
-	{"cuMemcpy2D_v2", "corr:u"},
-	{"cuMemcpy2DUnaligned_v2", "corr:u"},
-	{"cuMemcpy2DAsync_v2", "corr:u,stream:h"},
-	{"cuMemcpy3D_v2", "corr:u"},
-	{"cuMemcpy3DAsync_v2", "corr:u,stream:h"},
-	{"cuMemcpyHtoA_v2", "corr:u,src:h,size:u"},
-	{"cuMemcpyHtoAAsync_v2", "corr:u,src:h,size:u,stream:h"},
-	{"cuMemAllocHost_v2", "ptr:h,size:u"},
-	{"cuStreamWaitEvent", "corr:u,stream:h,event:h,flags:u"},
-	{"cuCtxGetApiVersion", ""},
-	{"cuD3D10GetDirect3DDevice", ""},
-	{"cuD3D11GetDirect3DDevice", ""},
-	{"cuCtxGetCacheConfig", ""},
-	{"cuCtxSetCacheConfig", ""},
-	{"cuMemHostRegister", "size:u,flags:u"},
-	{"cuMemHostUnregister", ""},
-	{"cuCtxSetCurrent", ""},
-	{"cuCtxGetCurrent", ""},
-	{"cuMemcpy", "corr:u,dst:h,src:h,size:u"},
-	{"cuMemcpyAsync", "corr:u,dst:h,src:h,size:u,stream:h"},
-	{"cuLaunchKernel", "corr:u,kernel:s,grid_x:u,grid_y:u,grid_z:u,block_x:u,block_y:u,block_z:u,shmem:u,stream:h"},
-	{"cuProfilerStart", ""},
-	{"cuProfilerStop", ""},
-	{"cuPointerGetAttribute", "ptr:h"},
-	{"cuProfilerInitialize", ""},
-	{"cuDeviceCanAccessPeer", "device:i"},
-	{"cuCtxEnablePeerAccess", "flags:u"},
-	{"cuCtxDisablePeerAccess", ""},
-	{"cuMemPeerRegister", ""},
-	{"cuMemPeerUnregister", ""},
-	{"cuMemPeerGetDevicePointer", ""},
-	{"cuMemcpyPeer", "corr:u,dst:h,src:h,size:u"},
-	{"cuMemcpyPeerAsync", "corr:u,dst:h,src:h,size:u,stream:h"},
-	{"cuMemcpy3DPeer", "corr:u"},
-	{"cuMemcpy3DPeerAsync", "corr:u,stream:h"},
-	{"cuCtxDestroy_v2", ""},
-	{"cuCtxPushCurrent_v2", ""},
-	{"cuCtxPopCurrent_v2", ""},
-	{"cuEventDestroy_v2", "event:h"},
-	{"cuStreamDestroy_v2", "stream:h"},
-	{"cuTexRefSetAddress2D_v3", "ptr:h"},
-	{"cuIpcGetMemHandle", "ptr:h"},
-	{"cuIpcOpenMemHandle", "flags:u"},
-	{"cuIpcCloseMemHandle", "ptr:h"},
-	{"cuDeviceGetByPCIBusId", ""},
-	{"cuDeviceGetPCIBusId", "device:i"},
-	{"cuGLGetDevices", ""},
-	{"cuIpcGetEventHandle", "event:h"},
-	{"cuIpcOpenEventHandle", ""},
-	{"cuCtxSetSharedMemConfig", ""},
-	{"cuCtxGetSharedMemConfig", ""},
-	{"cuFuncSetSharedMemConfig", ""},
-	{"cuTexObjectCreate", ""},
-	{"cuTexObjectDestroy", ""},
-	{"cuTexObjectGetResourceDesc", ""},
-	{"cuTexObjectGetTextureDesc", ""},
-	{"cuSurfObjectCreate", ""},
-	{"cuSurfObjectDestroy", ""},
-	{"cuSurfObjectGetResourceDesc", ""},
-	{"cuStreamAddCallback", "stream:h,flags:u"},
-	{"cuMipmappedArrayCreate", ""},
-	{"cuMipmappedArrayGetLevel", ""},
-	{"cuMipmappedArrayDestroy", ""},
-	{"cuTexRefSetMipmappedArray", "flags:u"},
-	{"cuTexRefSetMipmapFilterMode", ""},
-	{"cuTexRefSetMipmapLevelBias", ""},
-	{"cuTexRefSetMipmapLevelClamp", ""},
-	{"cuTexRefSetMaxAnisotropy", ""},
-	{"cuTexRefGetMipmappedArray", ""},
-	{"cuTexRefGetMipmapFilterMode", ""},
-	{"cuTexRefGetMipmapLevelBias", ""},
-	{"cuTexRefGetMipmapLevelClamp", ""},
-	{"cuTexRefGetMaxAnisotropy", ""},
-	{"cuGraphicsResourceGetMappedMipmappedArray", ""},
-	{"cuTexObjectGetResourceViewDesc", ""},
-	{"cuLinkCreate", ""},
-	{"cuLinkAddData", "size:u"},
-	{"cuLinkAddFile", ""},
-	{"cuLinkComplete", ""},
-	{"cuLinkDestroy", ""},
-	{"cuStreamCreateWithPriority", "stream:h,flags:u"},
-	{"cuStreamGetPriority", "stream:h"},
-	{"cuStreamGetFlags", "stream:h"},
-	{"cuCtxGetStreamPriorityRange", ""},
-	{"cuMemAllocManaged", "ptr:h,size:u,flags:u"},
-	{"cuGetErrorString", ""},
-	{"cuGetErrorName", ""},
-	{"cuOccupancyMaxActiveBlocksPerMultiprocessor", ""},
-	{"cuCompilePtx", ""},
-	{"cuBinaryFree", ""},
-	{"cuStreamAttachMemAsync", "stream:h,ptr:h,flags:u"},
-	{"cuPointerSetAttribute", "ptr:h"},
-	{"cuMemHostRegister_v2", "size:u,flags:u"},
-	{"cuGraphicsResourceSetMapFlags_v2", "flags:u"},
-	{"cuLinkCreate_v2", ""},
-	{"cuLinkAddData_v2", "size:u"},
-	{"cuLinkAddFile_v2", ""},
-	{"cuOccupancyMaxPotentialBlockSize", ""},
-	{"cuGLGetDevices_v2", ""},
-	{"cuDevicePrimaryCtxRetain", "device:i"},
-	{"cuDevicePrimaryCtxRelease", "device:i"},
-	{"cuDevicePrimaryCtxSetFlags", "device:i,flags:u"},
-	{"cuDevicePrimaryCtxReset", "device:i"},
-	{"cuGraphicsEGLRegisterImage", ""},
-	{"cuCtxGetFlags", ""},
-	{"cuDevicePrimaryCtxGetState", "device:i"},
-	{"cuEGLStreamConsumerConnect", ""},
-	{"cuEGLStreamConsumerDisconnect", ""},
-	{"cuEGLStreamConsumerAcquireFrame", ""},
-	{"cuEGLStreamConsumerReleaseFrame", ""},
-	{"cuMemcpyHtoD_v2_ptds", "corr:u,dst:h,src:h,size:u"},
-	{"cuMemcpyDtoH_v2_ptds", "corr:u,dst:h,src:h,size:u"},
-	{"cuMemcpyDtoD_v2_ptds", "corr:u,dst:h,src:h,size:u"},
-	{"cuMemcpyDtoA_v2_ptds", "corr:u,src:h,size:u"},
-	{"cuMemcpyAtoD_v2_ptds", "corr:u,dst:h,size:u"},
-	{"cuMemcpyHtoA_v2_ptds", "corr:u,src:h,size:u"},
-	{"cuMemcpyAtoH_v2_ptds", "corr:u,dst:h,size:u"},
-	{"cuMemcpyAtoA_v2_ptds", "corr:u,size:u"},
-	{"cuMemcpy2D_v2_ptds", "corr:u"},
-	{"cuMemcpy2DUnaligned_v2_ptds", "corr:u"},
-	{"cuMemcpy3D_v2_ptds", "corr:u"},
-	{"cuMemcpy_ptds", "corr:u,dst:h,src:h,size:u"},
-	{"cuMemcpyPeer_ptds", "corr:u,dst:h,src:h,size:u"},
-	{"cuMemcpy3DPeer_ptds", "corr:u"},
-	{"cuMemsetD8_v2_ptds", "corr:u,dst:h,value:u,count:u"},
-	{"cuMemsetD16_v2_ptds", "corr:u,dst:h,value:u,count:u"},
-	{"cuMemsetD32_v2_ptds", "corr:u,dst:h,value:u,count:u"},
-	{"cuMemsetD2D8_v2_ptds", "corr:u,dst:h,value:u,height:u"},
-	{"cuMemsetD2D16_v2_ptds", "corr:u,dst:h,value:u,height:u"},
-	{"cuMemsetD2D32_v2_ptds", "corr:u,dst:h,value:u,height:u"},
-	{"cuGLMapBufferObject_v2_ptds", ""},
-	{"cuMemcpyAsync_ptsz", "corr:u,dst:h,src:h,size:u,stream:h"},
-	{"cuMemcpyHtoAAsync_v2_ptsz", "corr:u,src:h,size:u,stream:h"},
-	{"cuMemcpyAtoHAsync_v2_ptsz", "corr:u,dst:h,size:u,stream:h"},
-	{"cuMemcpyHtoDAsync_v2_ptsz", "corr:u,dst:h,src:h,size:u,stream:h"},
-	{"cuMemcpyDtoHAsync_v2_ptsz", "corr:u,dst:h,src:h,size:u,stream:h"},
-	{"cuMemcpyDtoDAsync_v2_ptsz", "corr:u,dst:h,src:h,size:u,stream:h"},
-	{"cuMemcpy2DAsync_v2_ptsz", "corr:u,stream:h"},
-	{"cuMemcpy3DAsync_v2_ptsz", "corr:u,stream:h"},
-	{"cuMemcpyPeerAsync_ptsz", "corr:u,dst:h,src:h,size:u,stream:h"},
-	{"cuMemcpy3DPeerAsync_ptsz", "corr:u,stream:h"},
-	{"cuMemsetD8Async_ptsz", "corr:u,dst:h,value:u,count:u,stream:h"},
-	{"cuMemsetD16Async_ptsz", "corr:u,dst:h,value:u,count:u,stream:h"},
-	{"cuMemsetD32Async_ptsz", "corr:u,dst:h,value:u,count:u,stream:h"},
-	{"cuMemsetD2D8Async_ptsz", "corr:u,dst:h,value:u,height:u,stream:h"},
-	{"cuMemsetD2D16Async_ptsz", "corr:u,dst:h,value:u,height:u,stream:h"},
-	{"cuMemsetD2D32Async_ptsz", "corr:u,dst:h,value:u,height:u,stream:h"},
-	{"cuStreamGetPriority_ptsz", "stream:h"},
-	{"cuStreamGetFlags_ptsz", "stream:h"},
-	{"cuStreamWaitEvent_ptsz", "corr:u,stream:h,event:h,flags:u"},
-	{"cuStreamAddCallback_ptsz", "stream:h,flags:u"},
-	{"cuStreamAttachMemAsync_ptsz", "stream:h,ptr:h,flags:u"},
-	{"cuStreamQuery_ptsz", "stream:h"},
-	{"cuStreamSynchronize_ptsz", "corr:u,stream:h"},
-	{"cuEventRecord_ptsz", "event:h,stream:h"},
-	{"cuLaunchKernel_ptsz", "corr:u,kernel:s,grid_x:u,grid_y:u,grid_z:u,block_x:u,block_y:u,block_z:u,shmem:u,stream:h"},
-	{"cuGraphicsMapResources_ptsz", "size:u,stream:h"},
-	{"cuGraphicsUnmapResources_ptsz", "size:u,stream:h"},
-	{"cuGLMapBufferObjectAsync_v2_ptsz", ""},
-	{"cuEGLStreamProducerConnect", ""},
-	{"cuEGLStreamProducerDisconnect", ""},
-	{"cuEGLStreamProducerPresentFrame", ""},
-	{"cuGraphicsResourceGetMappedEglFrame", ""},
-	{"cuPointerGetAttributes", "ptr:h"},
-	{"cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", "flags:u"},
-	{"cuOccupancyMaxPotentialBlockSizeWithFlags", "flags:u"},
-	{"cuEGLStreamProducerReturnFrame", ""},
-	{"cuDeviceGetP2PAttribute", ""},
-	{"cuTexRefSetBorderColor", ""},
-	{"cuTexRefGetBorderColor", ""},
-	{"cuMemAdvise", "ptr:h,size:u,device:i"},
-	{"cuStreamWaitValue32", "stream:h,value:u,flags:u"},
-	{"cuStreamWaitValue32_ptsz", "stream:h,value:u,flags:u"},
-	{"cuStreamWriteValue32", "stream:h,value:u,flags:u"},
-	{"cuStreamWriteValue32_ptsz", "stream:h,value:u,flags:u"},
-	{"cuStreamBatchMemOp", "stream:h,size:u,flags:u"},
-	{"cuStreamBatchMemOp_ptsz", "stream:h,size:u,flags:u"},
-	{"cuNVNbufferGetPointer", ""},
-	{"cuNVNtextureGetArray", ""},
-	{"cuNNSetAllocator", ""},
-	{"cuMemPrefetchAsync", "ptr:h,size:u,stream:h"},
-	{"cuMemPrefetchAsync_ptsz", "ptr:h,size:u,stream:h"},
-	{"cuEventCreateFromNVNSync", ""},
-	{"cuEGLStreamConsumerConnectWithFlags", ""},
-	{"cuMemRangeGetAttribute", "ptr:h,size:u"},
-	{"cuMemRangeGetAttributes", "ptr:h,size:u"},
-	{"cuStreamWaitValue64", "stream:h,value:u,flags:u"},
-	{"cuStreamWaitValue64_ptsz", "stream:h,value:u,flags:u"},
-	{"cuStreamWriteValue64", "stream:h,value:u,flags:u"},
-	{"cuStreamWriteValue64_ptsz", "stream:h,value:u,flags:u"},
-	{"cuLaunchCooperativeKernel", "corr:u,kernel:s,grid_x:u,grid_y:u,grid_z:u,block_x:u,block_y:u,block_z:u,shmem:u,stream:h"},
-	{"cuLaunchCooperativeKernel_ptsz", "corr:u,kernel:s,grid_x:u,grid_y:u,grid_z:u,block_x:u,block_y:u,block_z:u,shmem:u,stream:h"},
-	{"cuEventCreateFromEGLSync", ""},
-	{"cuLaunchCooperativeKernelMultiDevice", "corr:u,kernel:s,flags:u"},
-	{"cuFuncSetAttribute", "value:u"},
-	{"cuDeviceGetUuid", "device:i"},
-	{"cuStreamGetCtx", "stream:h"},
-	{"cuStreamGetCtx_ptsz", "stream:h"},
-	{"cuImportExternalMemory", ""},
-	{"cuExternalMemoryGetMappedBuffer", "ptr:h"},
-	{"cuExternalMemoryGetMappedMipmappedArray", ""},
-	{"cuDestroyExternalMemory", ""},
-	{"cuImportExternalSemaphore", ""},
-	{"cuSignalExternalSemaphoresAsync", "stream:h"},
-	{"cuSignalExternalSemaphoresAsync_ptsz", "stream:h"},
-	{"cuWaitExternalSemaphoresAsync", "stream:h"},
-	{"cuWaitExternalSemaphoresAsync_ptsz", "stream:h"},
-	{"cuDestroyExternalSemaphore", ""},
-	{"cuStreamBeginCapture", "stream:h"},
-	{"cuStreamBeginCapture_ptsz", "stream:h"},
-	{"cuStreamEndCapture", "stream:h"},
-	{"cuStreamEndCapture_ptsz", "stream:h"},
-	{"cuStreamIsCapturing", "stream:h"},
-	{"cuStreamIsCapturing_ptsz", "stream:h"},
-	{"cuGraphCreate", "flags:u"},
-	{"cuGraphAddKernelNode", ""},
-	{"cuGraphKernelNodeGetParams", ""},
-	{"cuGraphAddMemcpyNode", ""},
-	{"cuGraphMemcpyNodeGetParams", ""},
-	{"cuGraphAddMemsetNode", ""},
-	{"cuGraphMemsetNodeGetParams", ""},
-	{"cuGraphMemsetNodeSetParams", ""},
-	{"cuGraphNodeGetType", ""},
-	{"cuGraphGetRootNodes", ""},
-	{"cuGraphNodeGetDependencies", ""},
-	{"cuGraphNodeGetDependentNodes", ""},
-	{"cuGraphInstantiate", ""},
-	{"cuGraphLaunch", "corr:u,graph_exec:h,stream:h"},
-	{"cuGraphLaunch_ptsz", "corr:u,graph_exec:h,stream:h"},
-	{"cuGraphExecDestroy", "graph_exec:h"},
-	{"cuGraphDestroy", ""},
-	{"cuGraphAddDependencies", ""},
-	{"cuGraphRemoveDependencies", ""},
-	{"cuGraphMemcpyNodeSetParams", ""},
-	{"cuGraphKernelNodeSetParams", ""},
-	{"cuGraphDestroyNode", ""},
-	{"cuGraphClone", ""},
-	{"cuGraphNodeFindInClone", ""},
-	{"cuGraphAddChildGraphNode", ""},
-	{"cuGraphAddEmptyNode", ""},
-	{"cuLaunchHostFunc", "stream:h"},
-	{"cuLaunchHostFunc_ptsz", "stream:h"},
-	{"cuGraphChildGraphNodeGetGraph", ""},
-	{"cuGraphAddHostNode", ""},
-	{"cuGraphHostNodeGetParams", ""},
-	{"cuDeviceGetLuid", "device:i"},
-	{"cuGraphHostNodeSetParams", ""},
-	{"cuGraphGetNodes", ""},
-	{"cuGraphGetEdges", ""},
-	{"cuStreamGetCaptureInfo", "stream:h"},
-	{"cuStreamGetCaptureInfo_ptsz", "stream:h"},
-	{"cuGraphExecKernelNodeSetParams", "graph_exec:h"},
-	{"cuStreamBeginCapture_v2", "stream:h"},
-	{"cuStreamBeginCapture_v2_ptsz", "stream:h"},
-	{"cuThreadExchangeStreamCaptureMode", ""},
-	{"cuDeviceGetNvSciSyncAttributes", "device:i"},
-	{"cuOccupancyAvailableDynamicSMemPerBlock", ""},
-	{"cuDevicePrimaryCtxRelease_v2", "device:i"},
-	{"cuDevicePrimaryCtxReset_v2", "device:i"},
-	{"cuDevicePrimaryCtxSetFlags_v2", "device:i,flags:u"},
-	{"cuMemAddressReserve", "ptr:h,size:u"},
-	{"cuMemAddressFree", "ptr:h,size:u"},
-	{"cuMemCreate", "size:u"},
-	{"cuMemRelease", ""},
-	{"cuMemMap", "ptr:h,size:u,offset:u"},
-	{"cuMemUnmap", "ptr:h,size:u"},
-	{"cuMemSetAccess", "ptr:h,size:u,size2:u"},
-	{"cuMemExportToShareableHandle", ""},
-	{"cuMemImportFromShareableHandle", ""},
-	{"cuMemGetAllocationGranularity", ""},
-	{"cuMemGetAllocationPropertiesFromHandle", ""},
-	{"cuMemGetAccess", "ptr:h"},
-	{"cuStreamSetFlags", ""},
-	{"cuStreamSetFlags_ptsz", ""},
-	{"cuGraphExecUpdate", "graph_exec:h"},
-	{"cuGraphExecMemcpyNodeSetParams", "graph_exec:h"},
-	{"cuGraphExecMemsetNodeSetParams", "graph_exec:h"},
-	{"cuGraphExecHostNodeSetParams", "graph_exec:h"},
-	{"cuMemRetainAllocationHandle", ""},
-	{"cuFuncGetModule", ""},
-	{"cuIpcOpenMemHandle_v2", "flags:u"},
-	{"cuCtxResetPersistingL2Cache", ""},
-	{"cuGraphKernelNodeCopyAttributes", ""},
-	{"cuGraphKernelNodeGetAttribute", ""},
-	{"cuGraphKernelNodeSetAttribute", ""},
-	{"cuStreamCopyAttributes", "stream:h,stream2:h"},
-	{"cuStreamCopyAttributes_ptsz", "stream:h,stream2:h"},
-	{"cuStreamGetAttribute", "stream:h"},
-	{"cuStreamGetAttribute_ptsz", "stream:h"},
-	{"cuStreamSetAttribute", "stream:h"},
-	{"cuStreamSetAttribute_ptsz", "stream:h"},
-	{"cuGraphInstantiate_v2", ""},
-	{"cuDeviceGetTexture1DLinearMaxWidth", "device:i"},
-	{"cuGraphUpload", "graph_exec:h,stream:h"},
-	{"cuGraphUpload_ptsz", "graph_exec:h,stream:h"},
-	{"cuArrayGetSparseProperties", ""},
-	{"cuMipmappedArrayGetSparseProperties", ""},
-	{"cuMemMapArrayAsync", "size:u,stream:h"},
-	{"cuMemMapArrayAsync_ptsz", "size:u,stream:h"},
-	{"cuGraphExecChildGraphNodeSetParams", "graph_exec:h"},
-	{"cuEventRecordWithFlags", "event:h,stream:h,flags:u"},
-	{"cuEventRecordWithFlags_ptsz", "event:h,stream:h,flags:u"},
-	{"cuGraphAddEventRecordNode", "event:h"},
-	{"cuGraphAddEventWaitNode", "event:h"},
-	{"cuGraphEventRecordNodeGetEvent", ""},
-	{"cuGraphEventWaitNodeGetEvent", ""},
-	{"cuGraphEventRecordNodeSetEvent", "event:h"},
-	{"cuGraphEventWaitNodeSetEvent", "event:h"},
-	{"cuGraphExecEventRecordNodeSetEvent", "graph_exec:h,event:h"},
-	{"cuGraphExecEventWaitNodeSetEvent", "graph_exec:h,event:h"},
-	{"cuArrayGetPlane", ""},
-	{"cuMemAllocAsync", "ptr:h,size:u,stream:h"},
-	{"cuMemAllocAsync_ptsz", "ptr:h,size:u,stream:h"},
-	{"cuMemFreeAsync", "ptr:h,stream:h"},
-	{"cuMemFreeAsync_ptsz", "ptr:h,stream:h"},
-	{"cuMemPoolTrimTo", ""},
-	{"cuMemPoolSetAttribute", ""},
-	{"cuMemPoolGetAttribute", ""},
-	{"cuMemPoolSetAccess", "size:u"},
-	{"cuDeviceGetDefaultMemPool", "device:i"},
-	{"cuMemPoolCreate", ""},
-	{"cuMemPoolDestroy", ""},
-	{"cuDeviceSetMemPool", "device:i"},
-	{"cuDeviceGetMemPool", "device:i"},
-	{"cuMemAllocFromPoolAsync", "ptr:h,size:u,stream:h"},
-	{"cuMemAllocFromPoolAsync_ptsz", "ptr:h,size:u,stream:h"},
-	{"cuMemPoolExportToShareableHandle", ""},
-	{"cuMemPoolImportFromShareableHandle", ""},
-	{"cuMemPoolExportPointer", "ptr:h"},
-	{"cuMemPoolImportPointer", ""},
-	{"cuMemPoolGetAccess", ""},
-	{"cuGraphAddExternalSemaphoresSignalNode", ""},
-	{"cuGraphExternalSemaphoresSignalNodeGetParams", ""},
-	{"cuGraphExternalSemaphoresSignalNodeSetParams", ""},
-	{"cuGraphAddExternalSemaphoresWaitNode", ""},
-	{"cuGraphExternalSemaphoresWaitNodeGetParams", ""},
-	{"cuGraphExternalSemaphoresWaitNodeSetParams", ""},
-	{"cuGraphExecExternalSemaphoresSignalNodeSetParams", "graph_exec:h"},
-	{"cuGraphExecExternalSemaphoresWaitNodeSetParams", "graph_exec:h"},
-	{"cuGetProcAddress", ""},
-	{"cuFlushGPUDirectRDMAWrites", ""},
-	{"cuGraphDebugDotPrint", "flags:u"},
-	{"cuStreamGetCaptureInfo_v2", "stream:h"},
-	{"cuStreamGetCaptureInfo_v2_ptsz", "stream:h"},
-	{"cuStreamUpdateCaptureDependencies", "stream:h,flags:u"},
-	{"cuStreamUpdateCaptureDependencies_ptsz", "stream:h,flags:u"},
-	{"cuUserObjectCreate", "ptr:h,flags:u"},
-	{"cuUserObjectRetain", "size:u"},
-	{"cuUserObjectRelease", "size:u"},
-	{"cuGraphRetainUserObject", "size:u,flags:u"},
-	{"cuGraphReleaseUserObject", "size:u"},
-	{"cuGraphAddMemAllocNode", ""},
-	{"cuGraphAddMemFreeNode", "ptr:h"},
-	{"cuDeviceGraphMemTrim", "device:i"},
-	{"cuDeviceGetGraphMemAttribute", "device:i"},
-	{"cuDeviceSetGraphMemAttribute", "device:i"},
-	{"cuGraphInstantiateWithFlags", ""},
-	{"cuDeviceGetExecAffinitySupport", "device:i"},
-	{"cuCtxCreate_v3", "flags:u,device:i"},
-	{"cuCtxGetExecAffinity", ""},
-	{"cuDeviceGetUuid_v2", "device:i"},
-	{"cuGraphMemAllocNodeGetParams", ""},
-	{"cuGraphMemFreeNodeGetParams", ""},
-	{"cuGraphNodeSetEnabled", "graph_exec:h"},
-	{"cuGraphNodeGetEnabled", "graph_exec:h"},
-	{"cuLaunchKernelEx", "corr:u,kernel:s,grid_x:u,grid_y:u,grid_z:u,block_x:u,block_y:u,block_z:u,shmem:u,stream:h"},
-	{"cuLaunchKernelEx_ptsz", "corr:u,kernel:s,grid_x:u,grid_y:u,grid_z:u,block_x:u,block_y:u,block_z:u,shmem:u,stream:h"},
-	{"cuArrayGetMemoryRequirements", "device:i"},
-	{"cuMipmappedArrayGetMemoryRequirements", "device:i"},
-	{"cuGraphInstantiateWithParams", ""},
-	{"cuGraphInstantiateWithParams_ptsz", ""},
-	{"cuGraphExecGetFlags", "graph_exec:h"},
-	{"cuStreamWaitValue32_v2", "stream:h,value:u,flags:u"},
-	{"cuStreamWaitValue32_v2_ptsz", "stream:h,value:u,flags:u"},
-	{"cuStreamWaitValue64_v2", "stream:h,value:u,flags:u"},
-	{"cuStreamWaitValue64_v2_ptsz", "stream:h,value:u,flags:u"},
-	{"cuStreamWriteValue32_v2", "stream:h,value:u,flags:u"},
-	{"cuStreamWriteValue32_v2_ptsz", "stream:h,value:u,flags:u"},
-	{"cuStreamWriteValue64_v2", "stream:h,value:u,flags:u"},
-	{"cuStreamWriteValue64_v2_ptsz", "stream:h,value:u,flags:u"},
-	{"cuStreamBatchMemOp_v2", "stream:h,size:u,flags:u"},
-	{"cuStreamBatchMemOp_v2_ptsz", "stream:h,size:u,flags:u"},
-	{"cuGraphAddBatchMemOpNode", ""},
-	{"cuGraphBatchMemOpNodeGetParams", ""},
-	{"cuGraphBatchMemOpNodeSetParams", ""},
-	{"cuGraphExecBatchMemOpNodeSetParams", "graph_exec:h"},
-	{"cuModuleGetLoadingMode", ""},
-	{"cuMemGetHandleForAddressRange", "ptr:h,size:u"},
-	{"cuOccupancyMaxPotentialClusterSize", "grid_x:u,grid_y:u,grid_z:u,block_x:u,block_y:u,block_z:u,shmem:u,stream:h"},
-	{"cuOccupancyMaxActiveClusters", "grid_x:u,grid_y:u,grid_z:u,block_x:u,block_y:u,block_z:u,shmem:u,stream:h"},
-	{"cuGetProcAddress_v2", ""},
-	{"cuLibraryLoadData", ""},
-	{"cuLibraryLoadFromFile", ""},
-	{"cuLibraryUnload", ""},
-	{"cuLibraryGetKernel", ""},
-	{"cuLibraryGetModule", ""},
-	{"cuKernelGetFunction", ""},
-	{"cuLibraryGetGlobal", "ptr:h"},
-	{"cuLibraryGetManaged", "ptr:h"},
-	{"cuKernelGetAttribute", "device:i"},
-	{"cuKernelSetAttribute", "device:i"},
-	{"cuKernelSetCacheConfig", "device:i"},
-	{"cuGraphAddKernelNode_v2", ""},
-	{"cuGraphKernelNodeGetParams_v2", ""},
-	{"cuGraphKernelNodeSetParams_v2", ""},
-	{"cuGraphExecKernelNodeSetParams_v2", "graph_exec:h"},
-	{"cuStreamGetId", "stream:h"},
-	{"cuStreamGetId_ptsz", "stream:h"},
-	{"cuCtxGetId", ""},
-	{"cuGraphExecUpdate_v2", "graph_exec:h"},
-	{"cuTensorMapEncodeTiled", ""},
-	{"cuTensorMapEncodeIm2col", ""},
-	{"cuTensorMapReplaceAddress", ""},
-	{"cuLibraryGetUnifiedFunction", ""},
-	{"cuCoredumpGetAttribute", ""},
-	{"cuCoredumpGetAttributeGlobal", ""},
-	{"cuCoredumpSetAttribute", ""},
-	{"cuCoredumpSetAttributeGlobal", ""},
-	{"cuCtxSetFlags", "flags:u"},
-	{"cuMulticastCreate", ""},
-	{"cuMulticastAddDevice", "device:i"},
-	{"cuMulticastBindMem", "size:u"},
-	{"cuMulticastBindAddr", "size:u"},
-	{"cuMulticastUnbind", "device:i,size:u"},
-	{"cuMulticastGetGranularity", ""},
-	{"cuGraphAddNode", ""},
-	{"cuGraphNodeSetParams", ""},
-	{"cuGraphExecNodeSetParams", "graph_exec:h"},
-	{"cuMemAdvise_v2", "ptr:h,size:u"},
-	{"cuMemPrefetchAsync_v2", "ptr:h,size:u,flags:u,stream:h"},
-	{"cuMemPrefetchAsync_v2_ptsz", "ptr:h,size:u,flags:u,stream:h"},
-	{"cuFuncGetName", ""},
-	{"cuKernelGetName", ""},
-	{"cuStreamBeginCaptureToGraph", "stream:h"},
-	{"cuStreamBeginCaptureToGraph_ptsz", "stream:h"},
-	{"cuGraphConditionalHandleCreate", "flags:u"},
-	{"cuGraphAddNode_v2", ""},
-	{"cuGraphGetEdges_v2", ""},
-	{"cuGraphNodeGetDependencies_v2", ""},
-	{"cuGraphNodeGetDependentNodes_v2", ""},
-	{"cuGraphAddDependencies_v2", ""},
-	{"cuGraphRemoveDependencies_v2", ""},
-	{"cuStreamGetCaptureInfo_v3", "stream:h"},
-	{"cuStreamGetCaptureInfo_v3_ptsz", "stream:h"},
-	{"cuStreamUpdateCaptureDependencies_v2", "stream:h,flags:u"},
-	{"cuStreamUpdateCaptureDependencies_v2_ptsz", "stream:h,flags:u"},
-	{"cuFuncGetParamInfo", ""},
-	{"cuKernelGetParamInfo", ""},
-	{"cuDeviceRegisterAsyncNotification", "device:i"},
-	{"cuDeviceUnregisterAsyncNotification", "device:i"},
-	{"cuModuleGetFunctionCount", ""},
-	{"cuModuleEnumerateFunctions", ""},
-	{"cuLibraryGetKernelCount", ""},
-	{"cuLibraryEnumerateKernels", ""},
-	{"cuFuncIsLoaded", ""},
-	{"cuFuncLoad", ""},
-	{"cuGreenCtxCreate", "device:i,flags:u"},
-	{"cuGreenCtxDestroy", ""},
-	{"cuDeviceGetDevResource", "device:i"},
-	{"cuCtxGetDevResource", ""},
-	{"cuGreenCtxGetDevResource", ""},
-	{"cuDevResourceGenerateDesc", ""},
-	{"cuGreenCtxRecordEvent", "event:h"},
-	{"cuGreenCtxWaitEvent", "event:h"},
-	{"cuDevSmResourceSplitByCount", ""},
-	{"cuStreamGetGreenCtx", "stream:h"},
-	{"cuCtxFromGreenCtx", ""},
-	{"cuKernelGetLibrary", ""},
-	{"cuCtxRecordEvent", "event:h"},
-	{"cuCtxWaitEvent", "event:h"},
-	{"cuCtxCreate_v4", "flags:u,device:i"},
-	{"cuGreenCtxStreamCreate", "stream:h,flags:u"},
-	{"cuStreamGetCtx_v2", "stream:h"},
-	{"cuStreamGetCtx_v2_ptsz", "stream:h"},
-	{"cuMemBatchDecompressAsync", "size:u,flags:u,stream:h"},
-	{"cuMemBatchDecompressAsync_ptsz", "size:u,flags:u,stream:h"},
-	{"cuLogsRegisterCallback", ""},
-	{"cuLogsUnregisterCallback", ""},
-	{"cuLogsCurrent", "flags:u"},
-	{"cuLogsDumpToFile", "flags:u"},
-	{"cuLogsDumpToMemory", "flags:u"},
-	{"cuCheckpointProcessGetRestoreThreadId", ""},
-	{"cuCheckpointProcessGetState", ""},
-	{"cuCheckpointProcessLock", ""},
-	{"cuCheckpointProcessCheckpoint", ""},
-	{"cuCheckpointProcessRestore", ""},
-	{"cuCheckpointProcessUnlock", ""},
-	{"cuStreamGetDevice", "stream:h"},
-	{"cuStreamGetDevice_ptsz", "stream:h"},
-	{"cuMemcpyBatchAsync", "corr:u,size:u,stream:h"},
-	{"cuMemcpyBatchAsync_ptsz", "corr:u,size:u,stream:h"},
-	{"cuMemcpy3DBatchAsync", "corr:u,stream:h"},
-	{"cuMemcpy3DBatchAsync_ptsz", "corr:u,stream:h"},
-	{"cuEventElapsedTime_v2", "event:h,event2:h"},
-	{"cuTensorMapEncodeIm2colWide", ""},
-	{"cuGreenCtxGetId", ""},
-	{"cuStreamCreateForCaptureToCig", ""},
-	{"cuMemPrefetchBatchAsync", "size:u,stream:h"},
-	{"cuMemPrefetchBatchAsync_ptsz", "size:u,stream:h"},
-	{"cuSemaphoreCreate", ""},
-	{"cuSemaphoreExport", ""},
-	{"cuSemaphoreDestroy", ""},
-	{"cuMemDiscardBatchAsync", "size:u,stream:h"},
-	{"cuMemDiscardBatchAsync_ptsz", "size:u,stream:h"},
-	{"cuMemDiscardAndPrefetchBatchAsync", "size:u,stream:h"},
-	{"cuMemDiscardAndPrefetchBatchAsync_ptsz", "size:u,stream:h"},
-	{"cuMultiKernelCooperativeDomainCreate", ""},
-	{"cuMultiKernelCooperativeDomainDestroy", ""},
-	{"cuCtxGetDevice_v2", ""},
-	{"cuMemcpyBatchAsync_v2", "corr:u,size:u,stream:h"},
-	{"cuMemcpyBatchAsync_v2_ptsz", "corr:u,size:u,stream:h"},
-	{"cuMemcpy3DBatchAsync_v2", "corr:u,stream:h"},
-	{"cuMemcpy3DBatchAsync_v2_ptsz", "corr:u,stream:h"},
-	{"cuCtxSynchronize_v2", "corr:u"},
-	{"cuMemGetDefaultMemPool", ""},
-	{"cuMemGetMemPool", ""},
-	{"cuMemSetMemPool", ""},
-	{"cuDeviceGetP2PAtomicCapabilities", "size:u"},
-	{"cuDeviceGetHostAtomicCapabilities", "size:u,device:i"},
-	{"cuDriverGetGpuCodeIsaVersion", ""},
+	{"cu_cbid_0", 0, 0, NULL},
+	{"cuInit", 0, 1, ht_cuda_drv_fns_cuInit},
+	{"cuDriverGetVersion", HT_ROLE_QUERY, 0, NULL},
+	{"cuDeviceGet", HT_ROLE_QUERY, 0, NULL},
+	{"cuDeviceGetCount", HT_ROLE_QUERY, 0, NULL},
+	{"cuDeviceGetName", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuDeviceGetName},
+	{"cuDeviceComputeCapability", 0, 1, ht_cuda_drv_fns_cuDeviceComputeCapability},
+	{"cuDeviceTotalMem", 0, 1, ht_cuda_drv_fns_cuDeviceTotalMem},
+	{"cuDeviceGetProperties", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuDeviceGetProperties},
+	{"cuDeviceGetAttribute", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuDeviceGetAttribute},
+	{"cuCtxCreate", HT_ROLE_CREATE, 2, ht_cuda_drv_fns_cuCtxCreate},
+	{"cuCtxDestroy", HT_ROLE_RELEASE, 0, NULL},
+	{"cuCtxAttach", 0, 1, ht_cuda_drv_fns_cuCtxAttach},
+	{"cuCtxDetach", 0, 0, NULL},
+	{"cuCtxPushCurrent", 0, 0, NULL},
+	{"cuCtxPopCurrent", 0, 0, NULL},
+	{"cuCtxGetDevice", HT_ROLE_QUERY, 0, NULL},
+	{"cuCtxSynchronize", HT_ROLE_ENQUEUE | HT_ROLE_SYNC, 1, ht_cuda_drv_fns_cuCtxSynchronize},
+	{"cuModuleLoad", HT_ROLE_BUILD, 0, NULL},
+	{"cuModuleLoadData", HT_ROLE_BUILD, 0, NULL},
+	{"cuModuleLoadDataEx", HT_ROLE_BUILD, 0, NULL},
+	{"cuModuleLoadFatBinary", HT_ROLE_BUILD, 0, NULL},
+	{"cuModuleUnload", 0, 0, NULL},
+	{"cuModuleGetFunction", HT_ROLE_QUERY, 0, NULL},
+	{"cuModuleGetGlobal", HT_ROLE_QUERY, 0, NULL},
+	{"cu64ModuleGetGlobal", HT_ROLE_QUERY, 0, NULL},
+	{"cuModuleGetTexRef", HT_ROLE_QUERY, 0, NULL},
+	{"cuMemGetInfo", HT_ROLE_QUERY, 0, NULL},
+	{"cu64MemGetInfo", HT_ROLE_QUERY, 0, NULL},
+	{"cuMemAlloc", HT_ROLE_ALLOC, 1, ht_cuda_drv_fns_cuMemAlloc},
+	{"cu64MemAlloc", 0, 0, NULL},
+	{"cuMemAllocPitch", HT_ROLE_ALLOC, 2, ht_cuda_drv_fns_cuMemAllocPitch},
+	{"cu64MemAllocPitch", 0, 0, NULL},
+	{"cuMemFree", HT_ROLE_FREE, 0, NULL},
+	{"cu64MemFree", 0, 0, NULL},
+	{"cuMemGetAddressRange", HT_ROLE_QUERY, 0, NULL},
+	{"cu64MemGetAddressRange", HT_ROLE_QUERY, 0, NULL},
+	{"cuMemAllocHost", HT_ROLE_ALLOC, 2, ht_cuda_drv_fns_cuMemAllocHost},
+	{"cuMemFreeHost", HT_ROLE_FREE, 0, NULL},
+	{"cuMemHostAlloc", HT_ROLE_ALLOC, 3, ht_cuda_drv_fns_cuMemHostAlloc},
+	{"cuMemHostGetDevicePointer", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuMemHostGetDevicePointer},
+	{"cu64MemHostGetDevicePointer", HT_ROLE_QUERY, 0, NULL},
+	{"cuMemHostGetFlags", HT_ROLE_QUERY, 0, NULL},
+	{"cuMemcpyHtoD", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 3, ht_cuda_drv_fns_cuMemcpyHtoD},
+	{"cu64MemcpyHtoD", 0, 0, NULL},
+	{"cuMemcpyDtoH", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 3, ht_cuda_drv_fns_cuMemcpyDtoH},
+	{"cu64MemcpyDtoH", 0, 0, NULL},
+	{"cuMemcpyDtoD", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 2, ht_cuda_drv_fns_cuMemcpyDtoD},
+	{"cu64MemcpyDtoD", 0, 0, NULL},
+	{"cuMemcpyDtoA", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 2, ht_cuda_drv_fns_cuMemcpyDtoA},
+	{"cu64MemcpyDtoA", 0, 0, NULL},
+	{"cuMemcpyAtoD", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 2, ht_cuda_drv_fns_cuMemcpyAtoD},
+	{"cu64MemcpyAtoD", 0, 0, NULL},
+	{"cuMemcpyHtoA", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 3, ht_cuda_drv_fns_cuMemcpyHtoA},
+	{"cuMemcpyAtoH", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 3, ht_cuda_drv_fns_cuMemcpyAtoH},
+	{"cuMemcpyAtoA", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 2, ht_cuda_drv_fns_cuMemcpyAtoA},
+	{"cuMemcpy2D", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 1, ht_cuda_drv_fns_cuMemcpy2D},
+	{"cuMemcpy2DUnaligned", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 1, ht_cuda_drv_fns_cuMemcpy2DUnaligned},
+	{"cuMemcpy3D", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 1, ht_cuda_drv_fns_cuMemcpy3D},
+	{"cu64Memcpy3D", 0, 0, NULL},
+	{"cuMemcpyHtoDAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 4, ht_cuda_drv_fns_cuMemcpyHtoDAsync},
+	{"cu64MemcpyHtoDAsync", 0, 0, NULL},
+	{"cuMemcpyDtoHAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 4, ht_cuda_drv_fns_cuMemcpyDtoHAsync},
+	{"cu64MemcpyDtoHAsync", 0, 0, NULL},
+	{"cuMemcpyDtoDAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 3, ht_cuda_drv_fns_cuMemcpyDtoDAsync},
+	{"cu64MemcpyDtoDAsync", 0, 0, NULL},
+	{"cuMemcpyHtoAAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 4, ht_cuda_drv_fns_cuMemcpyHtoAAsync},
+	{"cuMemcpyAtoHAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 4, ht_cuda_drv_fns_cuMemcpyAtoHAsync},
+	{"cuMemcpy2DAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 2, ht_cuda_drv_fns_cuMemcpy2DAsync},
+	{"cuMemcpy3DAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 2, ht_cuda_drv_fns_cuMemcpy3DAsync},
+	{"cu64Memcpy3DAsync", 0, 0, NULL},
+	{"cuMemsetD8", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 3, ht_cuda_drv_fns_cuMemsetD8},
+	{"cu64MemsetD8", 0, 0, NULL},
+	{"cuMemsetD16", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 3, ht_cuda_drv_fns_cuMemsetD16},
+	{"cu64MemsetD16", 0, 0, NULL},
+	{"cuMemsetD32", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 3, ht_cuda_drv_fns_cuMemsetD32},
+	{"cu64MemsetD32", 0, 0, NULL},
+	{"cuMemsetD2D8", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 3, ht_cuda_drv_fns_cuMemsetD2D8},
+	{"cu64MemsetD2D8", 0, 0, NULL},
+	{"cuMemsetD2D16", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 3, ht_cuda_drv_fns_cuMemsetD2D16},
+	{"cu64MemsetD2D16", 0, 0, NULL},
+	{"cuMemsetD2D32", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 3, ht_cuda_drv_fns_cuMemsetD2D32},
+	{"cu64MemsetD2D32", 0, 0, NULL},
+	{"cuFuncSetBlockShape", 0, 0, NULL},
+	{"cuFuncSetSharedSize", 0, 0, NULL},
+	{"cuFuncGetAttribute", HT_ROLE_QUERY, 0, NULL},
+	{"cuFuncSetCacheConfig", 0, 0, NULL},
+	{"cuArrayCreate", HT_ROLE_CREATE, 0, NULL},
+	{"cuArrayGetDescriptor", HT_ROLE_QUERY, 0, NULL},
+	{"cuArrayDestroy", HT_ROLE_RELEASE, 0, NULL},
+	{"cuArray3DCreate", HT_ROLE_CREATE, 0, NULL},
+	{"cuArray3DGetDescriptor", HT_ROLE_QUERY, 0, NULL},
+	{"cuTexRefCreate", HT_ROLE_CREATE, 0, NULL},
+	{"cuTexRefDestroy", HT_ROLE_RELEASE, 0, NULL},
+	{"cuTexRefSetArray", 0, 1, ht_cuda_drv_fns_cuTexRefSetArray},
+	{"cuTexRefSetAddress", 0, 0, NULL},
+	{"cu64TexRefSetAddress", 0, 0, NULL},
+	{"cuTexRefSetAddress2D", 0, 0, NULL},
+	{"cu64TexRefSetAddress2D", 0, 0, NULL},
+	{"cuTexRefSetFormat", 0, 0, NULL},
+	{"cuTexRefSetAddressMode", 0, 0, NULL},
+	{"cuTexRefSetFilterMode", 0, 0, NULL},
+	{"cuTexRefSetFlags", 0, 1, ht_cuda_drv_fns_cuTexRefSetFlags},
+	{"cuTexRefGetAddress", HT_ROLE_QUERY, 0, NULL},
+	{"cu64TexRefGetAddress", HT_ROLE_QUERY, 0, NULL},
+	{"cuTexRefGetArray", HT_ROLE_QUERY, 0, NULL},
+	{"cuTexRefGetAddressMode", HT_ROLE_QUERY, 0, NULL},
+	{"cuTexRefGetFilterMode", HT_ROLE_QUERY, 0, NULL},
+	{"cuTexRefGetFormat", HT_ROLE_QUERY, 0, NULL},
+	{"cuTexRefGetFlags", HT_ROLE_QUERY, 0, NULL},
+	{"cuParamSetSize", 0, 0, NULL},
+	{"cuParamSeti", 0, 2, ht_cuda_drv_fns_cuParamSeti},
+	{"cuParamSetf", 0, 1, ht_cuda_drv_fns_cuParamSetf},
+	{"cuParamSetv", 0, 2, ht_cuda_drv_fns_cuParamSetv},
+	{"cuParamSetTexRef", 0, 0, NULL},
+	{"cuLaunch", 0, 0, NULL},
+	{"cuLaunchGrid", HT_ROLE_ENQUEUE | HT_ROLE_LAUNCH, 2, ht_cuda_drv_fns_cuLaunchGrid},
+	{"cuLaunchGridAsync", HT_ROLE_ENQUEUE | HT_ROLE_LAUNCH, 3, ht_cuda_drv_fns_cuLaunchGridAsync},
+	{"cuEventCreate", HT_ROLE_CREATE, 1, ht_cuda_drv_fns_cuEventCreate},
+	{"cuEventRecord", 0, 2, ht_cuda_drv_fns_cuEventRecord},
+	{"cuEventQuery", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuEventQuery},
+	{"cuEventSynchronize", HT_ROLE_ENQUEUE | HT_ROLE_SYNC, 2, ht_cuda_drv_fns_cuEventSynchronize},
+	{"cuEventDestroy", HT_ROLE_RELEASE, 1, ht_cuda_drv_fns_cuEventDestroy},
+	{"cuEventElapsedTime", 0, 2, ht_cuda_drv_fns_cuEventElapsedTime},
+	{"cuStreamCreate", HT_ROLE_CREATE, 2, ht_cuda_drv_fns_cuStreamCreate},
+	{"cuStreamQuery", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuStreamQuery},
+	{"cuStreamSynchronize", HT_ROLE_ENQUEUE | HT_ROLE_SYNC, 2, ht_cuda_drv_fns_cuStreamSynchronize},
+	{"cuStreamDestroy", HT_ROLE_RELEASE, 1, ht_cuda_drv_fns_cuStreamDestroy},
+	{"cuGraphicsUnregisterResource", 0, 0, NULL},
+	{"cuGraphicsSubResourceGetMappedArray", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphicsResourceGetMappedPointer", HT_ROLE_QUERY, 0, NULL},
+	{"cu64GraphicsResourceGetMappedPointer", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphicsResourceSetMapFlags", 0, 1, ht_cuda_drv_fns_cuGraphicsResourceSetMapFlags},
+	{"cuGraphicsMapResources", 0, 2, ht_cuda_drv_fns_cuGraphicsMapResources},
+	{"cuGraphicsUnmapResources", 0, 2, ht_cuda_drv_fns_cuGraphicsUnmapResources},
+	{"cuGetExportTable", HT_ROLE_QUERY, 0, NULL},
+	{"cuCtxSetLimit", 0, 1, ht_cuda_drv_fns_cuCtxSetLimit},
+	{"cuCtxGetLimit", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D10GetDevice", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D10CtxCreate", HT_ROLE_CREATE, 0, NULL},
+	{"cuGraphicsD3D10RegisterResource", 0, 0, NULL},
+	{"cuD3D10RegisterResource", 0, 0, NULL},
+	{"cuD3D10UnregisterResource", 0, 0, NULL},
+	{"cuD3D10MapResources", 0, 0, NULL},
+	{"cuD3D10UnmapResources", 0, 0, NULL},
+	{"cuD3D10ResourceSetMapFlags", 0, 0, NULL},
+	{"cuD3D10ResourceGetMappedArray", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D10ResourceGetMappedPointer", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D10ResourceGetMappedSize", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D10ResourceGetMappedPitch", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D10ResourceGetSurfaceDimensions", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D11GetDevice", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D11CtxCreate", HT_ROLE_CREATE, 0, NULL},
+	{"cuGraphicsD3D11RegisterResource", 0, 0, NULL},
+	{"cuD3D9GetDevice", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D9CtxCreate", HT_ROLE_CREATE, 0, NULL},
+	{"cuGraphicsD3D9RegisterResource", 0, 0, NULL},
+	{"cuD3D9GetDirect3DDevice", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D9RegisterResource", 0, 0, NULL},
+	{"cuD3D9UnregisterResource", 0, 0, NULL},
+	{"cuD3D9MapResources", 0, 0, NULL},
+	{"cuD3D9UnmapResources", 0, 0, NULL},
+	{"cuD3D9ResourceSetMapFlags", 0, 0, NULL},
+	{"cuD3D9ResourceGetSurfaceDimensions", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D9ResourceGetMappedArray", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D9ResourceGetMappedPointer", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D9ResourceGetMappedSize", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D9ResourceGetMappedPitch", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D9Begin", 0, 0, NULL},
+	{"cuD3D9End", 0, 0, NULL},
+	{"cuD3D9RegisterVertexBuffer", 0, 0, NULL},
+	{"cuD3D9MapVertexBuffer", 0, 0, NULL},
+	{"cuD3D9UnmapVertexBuffer", 0, 0, NULL},
+	{"cuD3D9UnregisterVertexBuffer", 0, 0, NULL},
+	{"cuGLCtxCreate", HT_ROLE_CREATE, 0, NULL},
+	{"cuGraphicsGLRegisterBuffer", 0, 0, NULL},
+	{"cuGraphicsGLRegisterImage", 0, 0, NULL},
+	{"cuWGLGetDevice", HT_ROLE_QUERY, 0, NULL},
+	{"cuGLInit", 0, 0, NULL},
+	{"cuGLRegisterBufferObject", 0, 0, NULL},
+	{"cuGLMapBufferObject", 0, 0, NULL},
+	{"cuGLUnmapBufferObject", 0, 0, NULL},
+	{"cuGLUnregisterBufferObject", 0, 0, NULL},
+	{"cuGLSetBufferObjectMapFlags", 0, 0, NULL},
+	{"cuGLMapBufferObjectAsync", 0, 0, NULL},
+	{"cuGLUnmapBufferObjectAsync", 0, 0, NULL},
+	{"cuVDPAUGetDevice", HT_ROLE_QUERY, 0, NULL},
+	{"cuVDPAUCtxCreate", HT_ROLE_CREATE, 0, NULL},
+	{"cuGraphicsVDPAURegisterVideoSurface", 0, 0, NULL},
+	{"cuGraphicsVDPAURegisterOutputSurface", 0, 0, NULL},
+	{"cuModuleGetSurfRef", HT_ROLE_QUERY, 0, NULL},
+	{"cuSurfRefCreate", HT_ROLE_CREATE, 0, NULL},
+	{"cuSurfRefDestroy", HT_ROLE_RELEASE, 0, NULL},
+	{"cuSurfRefSetFormat", 0, 0, NULL},
+	{"cuSurfRefSetArray", 0, 1, ht_cuda_drv_fns_cuSurfRefSetArray},
+	{"cuSurfRefGetFormat", HT_ROLE_QUERY, 0, NULL},
+	{"cuSurfRefGetArray", HT_ROLE_QUERY, 0, NULL},
+	{"cu64DeviceTotalMem", 0, 0, NULL},
+	{"cu64D3D10ResourceGetMappedPointer", HT_ROLE_QUERY, 0, NULL},
+	{"cu64D3D10ResourceGetMappedSize", HT_ROLE_QUERY, 0, NULL},
+	{"cu64D3D10ResourceGetMappedPitch", HT_ROLE_QUERY, 0, NULL},
+	{"cu64D3D10ResourceGetSurfaceDimensions", HT_ROLE_QUERY, 0, NULL},
+	{"cu64D3D9ResourceGetSurfaceDimensions", HT_ROLE_QUERY, 0, NULL},
+	{"cu64D3D9ResourceGetMappedPointer", HT_ROLE_QUERY, 0, NULL},
+	{"cu64D3D9ResourceGetMappedSize", HT_ROLE_QUERY, 0, NULL},
+	{"cu64D3D9ResourceGetMappedPitch", HT_ROLE_QUERY, 0, NULL},
+	{"cu64D3D9MapVertexBuffer", 0, 0, NULL},
+	{"cu64GLMapBufferObject", 0, 0, NULL},
+	{"cu64GLMapBufferObjectAsync", 0, 0, NULL},
+	{"cuD3D11GetDevices", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D11CtxCreateOnDevice", HT_ROLE_CREATE, 0, NULL},
+	{"cuD3D10GetDevices", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D10CtxCreateOnDevice", HT_ROLE_CREATE, 0, NULL},
+	{"cuD3D9GetDevices", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D9CtxCreateOnDevice", HT_ROLE_CREATE, 0, NULL},
+	{"cu64MemHostAlloc", 0, 0, NULL},
+	{"cuMemsetD8Async", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_drv_fns_cuMemsetD8Async},
+	{"cu64MemsetD8Async", 0, 0, NULL},
+	{"cuMemsetD16Async", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_drv_fns_cuMemsetD16Async},
+	{"cu64MemsetD16Async", 0, 0, NULL},
+	{"cuMemsetD32Async", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_drv_fns_cuMemsetD32Async},
+	{"cu64MemsetD32Async", 0, 0, NULL},
+	{"cuMemsetD2D8Async", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_drv_fns_cuMemsetD2D8Async},
+	{"cu64MemsetD2D8Async", 0, 0, NULL},
+	{"cuMemsetD2D16Async", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_drv_fns_cuMemsetD2D16Async},
+	{"cu64MemsetD2D16Async", 0, 0, NULL},
+	{"cuMemsetD2D32Async", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_drv_fns_cuMemsetD2D32Async},
+	{"cu64MemsetD2D32Async", 0, 0, NULL},
+	{"cu64ArrayCreate", HT_ROLE_CREATE, 0, NULL},
+	{"cu64ArrayGetDescriptor", HT_ROLE_QUERY, 0, NULL},
+	{"cu64Array3DCreate", HT_ROLE_CREATE, 0, NULL},
+	{"cu64Array3DGetDescriptor", HT_ROLE_QUERY, 0, NULL},
+	{"cu64Memcpy2D", 0, 0, NULL},
+	{"cu64Memcpy2DUnaligned", 0, 0, NULL},
+	{"cu64Memcpy2DAsync", 0, 0, NULL},
+	{"cuCtxCreate_v2", HT_ROLE_CREATE, 2, ht_cuda_drv_fns_cuCtxCreate_v2},
+	{"cuD3D10CtxCreate_v2", HT_ROLE_CREATE, 0, NULL},
+	{"cuD3D11CtxCreate_v2", HT_ROLE_CREATE, 0, NULL},
+	{"cuD3D9CtxCreate_v2", HT_ROLE_CREATE, 0, NULL},
+	{"cuGLCtxCreate_v2", HT_ROLE_CREATE, 0, NULL},
+	{"cuVDPAUCtxCreate_v2", HT_ROLE_CREATE, 0, NULL},
+	{"cuModuleGetGlobal_v2", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuModuleGetGlobal_v2},
+	{"cuMemGetInfo_v2", HT_ROLE_QUERY, 0, NULL},
+	{"cuMemAlloc_v2", HT_ROLE_ALLOC, 2, ht_cuda_drv_fns_cuMemAlloc_v2},
+	{"cuMemAllocPitch_v2", HT_ROLE_ALLOC, 3, ht_cuda_drv_fns_cuMemAllocPitch_v2},
+	{"cuMemFree_v2", HT_ROLE_FREE, 1, ht_cuda_drv_fns_cuMemFree_v2},
+	{"cuMemGetAddressRange_v2", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuMemGetAddressRange_v2},
+	{"cuMemHostGetDevicePointer_v2", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuMemHostGetDevicePointer_v2},
+	{"cuMemcpy_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 1, ht_cuda_drv_fns_cuMemcpy_v2},
+	{"cuMemsetD8_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 4, ht_cuda_drv_fns_cuMemsetD8_v2},
+	{"cuMemsetD16_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 4, ht_cuda_drv_fns_cuMemsetD16_v2},
+	{"cuMemsetD32_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 4, ht_cuda_drv_fns_cuMemsetD32_v2},
+	{"cuMemsetD2D8_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 4, ht_cuda_drv_fns_cuMemsetD2D8_v2},
+	{"cuMemsetD2D16_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 4, ht_cuda_drv_fns_cuMemsetD2D16_v2},
+	{"cuMemsetD2D32_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 4, ht_cuda_drv_fns_cuMemsetD2D32_v2},
+	{"cuTexRefSetAddress_v2", 0, 1, ht_cuda_drv_fns_cuTexRefSetAddress_v2},
+	{"cuTexRefSetAddress2D_v2", 0, 1, ht_cuda_drv_fns_cuTexRefSetAddress2D_v2},
+	{"cuTexRefGetAddress_v2", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphicsResourceGetMappedPointer_v2", HT_ROLE_QUERY, 0, NULL},
+	{"cuDeviceTotalMem_v2", 0, 1, ht_cuda_drv_fns_cuDeviceTotalMem_v2},
+	{"cuD3D10ResourceGetMappedPointer_v2", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D10ResourceGetMappedSize_v2", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D10ResourceGetMappedPitch_v2", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D10ResourceGetSurfaceDimensions_v2", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D9ResourceGetSurfaceDimensions_v2", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D9ResourceGetMappedPointer_v2", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D9ResourceGetMappedSize_v2", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D9ResourceGetMappedPitch_v2", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D9MapVertexBuffer_v2", 0, 0, NULL},
+	{"cuGLMapBufferObject_v2", 0, 0, NULL},
+	{"cuGLMapBufferObjectAsync_v2", 0, 0, NULL},
+	{"cuMemHostAlloc_v2", HT_ROLE_ALLOC, 0, NULL},
+	{"cuArrayCreate_v2", HT_ROLE_CREATE, 0, NULL},
+	{"cuArrayGetDescriptor_v2", HT_ROLE_QUERY, 0, NULL},
+	{"cuArray3DCreate_v2", HT_ROLE_CREATE, 0, NULL},
+	{"cuArray3DGetDescriptor_v2", HT_ROLE_QUERY, 0, NULL},
+	{"cuMemcpyHtoD_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 4, ht_cuda_drv_fns_cuMemcpyHtoD_v2},
+	{"cuMemcpyHtoDAsync_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_drv_fns_cuMemcpyHtoDAsync_v2},
+	{"cuMemcpyDtoH_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 4, ht_cuda_drv_fns_cuMemcpyDtoH_v2},
+	{"cuMemcpyDtoHAsync_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_drv_fns_cuMemcpyDtoHAsync_v2},
+	{"cuMemcpyDtoD_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 4, ht_cuda_drv_fns_cuMemcpyDtoD_v2},
+	{"cuMemcpyDtoDAsync_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_drv_fns_cuMemcpyDtoDAsync_v2},
+	{"cuMemcpyAtoH_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 3, ht_cuda_drv_fns_cuMemcpyAtoH_v2},
+	{"cuMemcpyAtoHAsync_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 4, ht_cuda_drv_fns_cuMemcpyAtoHAsync_v2},
+	{"cuMemcpyAtoD_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 3, ht_cuda_drv_fns_cuMemcpyAtoD_v2},
+	{"cuMemcpyDtoA_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 3, ht_cuda_drv_fns_cuMemcpyDtoA_v2},
+	{"cuMemcpyAtoA_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 2, ht_cuda_drv_fns_cuMemcpyAtoA_v2},
+	{"cuMemcpy2D_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 1, ht_cuda_drv_fns_cuMemcpy2D_v2},
+	{"cuMemcpy2DUnaligned_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 1, ht_cuda_drv_fns_cuMemcpy2DUnaligned_v2},
+	{"cuMemcpy2DAsync_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 2, ht_cuda_drv_fns_cuMemcpy2DAsync_v2},
+	{"cuMemcpy3D_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 1, ht_cuda_drv_fns_cuMemcpy3D_v2},
+	{"cuMemcpy3DAsync_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 2, ht_cuda_drv_fns_cuMemcpy3DAsync_v2},
+	{"cuMemcpyHtoA_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 3, ht_cuda_drv_fns_cuMemcpyHtoA_v2},
+	{"cuMemcpyHtoAAsync_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 4, ht_cuda_drv_fns_cuMemcpyHtoAAsync_v2},
+	{"cuMemAllocHost_v2", HT_ROLE_ALLOC, 2, ht_cuda_drv_fns_cuMemAllocHost_v2},
+	{"cuStreamWaitEvent", HT_ROLE_ENQUEUE, 4, ht_cuda_drv_fns_cuStreamWaitEvent},
+	{"cuCtxGetApiVersion", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D10GetDirect3DDevice", HT_ROLE_QUERY, 0, NULL},
+	{"cuD3D11GetDirect3DDevice", HT_ROLE_QUERY, 0, NULL},
+	{"cuCtxGetCacheConfig", HT_ROLE_QUERY, 0, NULL},
+	{"cuCtxSetCacheConfig", 0, 0, NULL},
+	{"cuMemHostRegister", 0, 2, ht_cuda_drv_fns_cuMemHostRegister},
+	{"cuMemHostUnregister", 0, 0, NULL},
+	{"cuCtxSetCurrent", 0, 0, NULL},
+	{"cuCtxGetCurrent", HT_ROLE_QUERY, 0, NULL},
+	{"cuMemcpy", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 4, ht_cuda_drv_fns_cuMemcpy},
+	{"cuMemcpyAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_drv_fns_cuMemcpyAsync},
+	{"cuLaunchKernel", HT_ROLE_ENQUEUE | HT_ROLE_LAUNCH, 10, ht_cuda_drv_fns_cuLaunchKernel},
+	{"cuProfilerStart", 0, 0, NULL},
+	{"cuProfilerStop", 0, 0, NULL},
+	{"cuPointerGetAttribute", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuPointerGetAttribute},
+	{"cuProfilerInitialize", 0, 0, NULL},
+	{"cuDeviceCanAccessPeer", 0, 1, ht_cuda_drv_fns_cuDeviceCanAccessPeer},
+	{"cuCtxEnablePeerAccess", 0, 1, ht_cuda_drv_fns_cuCtxEnablePeerAccess},
+	{"cuCtxDisablePeerAccess", 0, 0, NULL},
+	{"cuMemPeerRegister", 0, 0, NULL},
+	{"cuMemPeerUnregister", 0, 0, NULL},
+	{"cuMemPeerGetDevicePointer", HT_ROLE_QUERY, 0, NULL},
+	{"cuMemcpyPeer", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 4, ht_cuda_drv_fns_cuMemcpyPeer},
+	{"cuMemcpyPeerAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_drv_fns_cuMemcpyPeerAsync},
+	{"cuMemcpy3DPeer", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 1, ht_cuda_drv_fns_cuMemcpy3DPeer},
+	{"cuMemcpy3DPeerAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 2, ht_cuda_drv_fns_cuMemcpy3DPeerAsync},
+	{"cuCtxDestroy_v2", HT_ROLE_RELEASE, 0, NULL},
+	{"cuCtxPushCurrent_v2", 0, 0, NULL},
+	{"cuCtxPopCurrent_v2", 0, 0, NULL},
+	{"cuEventDestroy_v2", HT_ROLE_RELEASE, 1, ht_cuda_drv_fns_cuEventDestroy_v2},
+	{"cuStreamDestroy_v2", HT_ROLE_RELEASE, 1, ht_cuda_drv_fns_cuStreamDestroy_v2},
+	{"cuTexRefSetAddress2D_v3", 0, 1, ht_cuda_drv_fns_cuTexRefSetAddress2D_v3},
+	{"cuIpcGetMemHandle", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuIpcGetMemHandle},
+	{"cuIpcOpenMemHandle", 0, 1, ht_cuda_drv_fns_cuIpcOpenMemHandle},
+	{"cuIpcCloseMemHandle", 0, 1, ht_cuda_drv_fns_cuIpcCloseMemHandle},
+	{"cuDeviceGetByPCIBusId", HT_ROLE_QUERY, 0, NULL},
+	{"cuDeviceGetPCIBusId", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuDeviceGetPCIBusId},
+	{"cuGLGetDevices", HT_ROLE_QUERY, 0, NULL},
+	{"cuIpcGetEventHandle", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuIpcGetEventHandle},
+	{"cuIpcOpenEventHandle", 0, 0, NULL},
+	{"cuCtxSetSharedMemConfig", 0, 0, NULL},
+	{"cuCtxGetSharedMemConfig", HT_ROLE_QUERY, 0, NULL},
+	{"cuFuncSetSharedMemConfig", 0, 0, NULL},
+	{"cuTexObjectCreate", HT_ROLE_CREATE, 0, NULL},
+	{"cuTexObjectDestroy", HT_ROLE_RELEASE, 0, NULL},
+	{"cuTexObjectGetResourceDesc", HT_ROLE_QUERY, 0, NULL},
+	{"cuTexObjectGetTextureDesc", HT_ROLE_QUERY, 0, NULL},
+	{"cuSurfObjectCreate", HT_ROLE_CREATE, 0, NULL},
+	{"cuSurfObjectDestroy", HT_ROLE_RELEASE, 0, NULL},
+	{"cuSurfObjectGetResourceDesc", HT_ROLE_QUERY, 0, NULL},
+	{"cuStreamAddCallback", 0, 2, ht_cuda_drv_fns_cuStreamAddCallback},
+	{"cuMipmappedArrayCreate", HT_ROLE_CREATE, 0, NULL},
+	{"cuMipmappedArrayGetLevel", HT_ROLE_QUERY, 0, NULL},
+	{"cuMipmappedArrayDestroy", HT_ROLE_RELEASE, 0, NULL},
+	{"cuTexRefSetMipmappedArray", 0, 1, ht_cuda_drv_fns_cuTexRefSetMipmappedArray},
+	{"cuTexRefSetMipmapFilterMode", 0, 0, NULL},
+	{"cuTexRefSetMipmapLevelBias", 0, 0, NULL},
+	{"cuTexRefSetMipmapLevelClamp", 0, 0, NULL},
+	{"cuTexRefSetMaxAnisotropy", 0, 0, NULL},
+	{"cuTexRefGetMipmappedArray", HT_ROLE_QUERY, 0, NULL},
+	{"cuTexRefGetMipmapFilterMode", HT_ROLE_QUERY, 0, NULL},
+	{"cuTexRefGetMipmapLevelBias", HT_ROLE_QUERY, 0, NULL},
+	{"cuTexRefGetMipmapLevelClamp", HT_ROLE_QUERY, 0, NULL},
+	{"cuTexRefGetMaxAnisotropy", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphicsResourceGetMappedMipmappedArray", HT_ROLE_QUERY, 0, NULL},
+	{"cuTexObjectGetResourceViewDesc", HT_ROLE_QUERY, 0, NULL},
+	{"cuLinkCreate", HT_ROLE_CREATE, 0, NULL},
+	{"cuLinkAddData", 0, 1, ht_cuda_drv_fns_cuLinkAddData},
+	{"cuLinkAddFile", 0, 0, NULL},
+	{"cuLinkComplete", HT_ROLE_BUILD, 0, NULL},
+	{"cuLinkDestroy", HT_ROLE_RELEASE, 0, NULL},
+	{"cuStreamCreateWithPriority", HT_ROLE_CREATE, 2, ht_cuda_drv_fns_cuStreamCreateWithPriority},
+	{"cuStreamGetPriority", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuStreamGetPriority},
+	{"cuStreamGetFlags", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuStreamGetFlags},
+	{"cuCtxGetStreamPriorityRange", HT_ROLE_QUERY, 0, NULL},
+	{"cuMemAllocManaged", HT_ROLE_ALLOC, 3, ht_cuda_drv_fns_cuMemAllocManaged},
+	{"cuGetErrorString", HT_ROLE_QUERY, 0, NULL},
+	{"cuGetErrorName", HT_ROLE_QUERY, 0, NULL},
+	{"cuOccupancyMaxActiveBlocksPerMultiprocessor", 0, 0, NULL},
+	{"cuCompilePtx", 0, 0, NULL},
+	{"cuBinaryFree", 0, 0, NULL},
+	{"cuStreamAttachMemAsync", 0, 3, ht_cuda_drv_fns_cuStreamAttachMemAsync},
+	{"cuPointerSetAttribute", 0, 1, ht_cuda_drv_fns_cuPointerSetAttribute},
+	{"cuMemHostRegister_v2", 0, 2, ht_cuda_drv_fns_cuMemHostRegister_v2},
+	{"cuGraphicsResourceSetMapFlags_v2", 0, 1, ht_cuda_drv_fns_cuGraphicsResourceSetMapFlags_v2},
+	{"cuLinkCreate_v2", HT_ROLE_CREATE, 0, NULL},
+	{"cuLinkAddData_v2", 0, 1, ht_cuda_drv_fns_cuLinkAddData_v2},
+	{"cuLinkAddFile_v2", 0, 0, NULL},
+	{"cuOccupancyMaxPotentialBlockSize", 0, 0, NULL},
+	{"cuGLGetDevices_v2", HT_ROLE_QUERY, 0, NULL},
+	{"cuDevicePrimaryCtxRetain", 0, 1, ht_cuda_drv_fns_cuDevicePrimaryCtxRetain},
+	{"cuDevicePrimaryCtxRelease", 0, 1, ht_cuda_drv_fns_cuDevicePrimaryCtxRelease},
+	{"cuDevicePrimaryCtxSetFlags", 0, 2, ht_cuda_drv_fns_cuDevicePrimaryCtxSetFlags},
+	{"cuDevicePrimaryCtxReset", 0, 1, ht_cuda_drv_fns_cuDevicePrimaryCtxReset},
+	{"cuGraphicsEGLRegisterImage", 0, 0, NULL},
+	{"cuCtxGetFlags", HT_ROLE_QUERY, 0, NULL},
+	{"cuDevicePrimaryCtxGetState", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuDevicePrimaryCtxGetState},
+	{"cuEGLStreamConsumerConnect", 0, 0, NULL},
+	{"cuEGLStreamConsumerDisconnect", 0, 0, NULL},
+	{"cuEGLStreamConsumerAcquireFrame", 0, 0, NULL},
+	{"cuEGLStreamConsumerReleaseFrame", 0, 0, NULL},
+	{"cuMemcpyHtoD_v2_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 4, ht_cuda_drv_fns_cuMemcpyHtoD_v2_ptds},
+	{"cuMemcpyDtoH_v2_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 4, ht_cuda_drv_fns_cuMemcpyDtoH_v2_ptds},
+	{"cuMemcpyDtoD_v2_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 4, ht_cuda_drv_fns_cuMemcpyDtoD_v2_ptds},
+	{"cuMemcpyDtoA_v2_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 3, ht_cuda_drv_fns_cuMemcpyDtoA_v2_ptds},
+	{"cuMemcpyAtoD_v2_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 3, ht_cuda_drv_fns_cuMemcpyAtoD_v2_ptds},
+	{"cuMemcpyHtoA_v2_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 3, ht_cuda_drv_fns_cuMemcpyHtoA_v2_ptds},
+	{"cuMemcpyAtoH_v2_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 3, ht_cuda_drv_fns_cuMemcpyAtoH_v2_ptds},
+	{"cuMemcpyAtoA_v2_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 2, ht_cuda_drv_fns_cuMemcpyAtoA_v2_ptds},
+	{"cuMemcpy2D_v2_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 1, ht_cuda_drv_fns_cuMemcpy2D_v2_ptds},
+	{"cuMemcpy2DUnaligned_v2_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 1, ht_cuda_drv_fns_cuMemcpy2DUnaligned_v2_ptds},
+	{"cuMemcpy3D_v2_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 1, ht_cuda_drv_fns_cuMemcpy3D_v2_ptds},
+	{"cuMemcpy_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 4, ht_cuda_drv_fns_cuMemcpy_ptds},
+	{"cuMemcpyPeer_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 4, ht_cuda_drv_fns_cuMemcpyPeer_ptds},
+	{"cuMemcpy3DPeer_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_SYNC, 1, ht_cuda_drv_fns_cuMemcpy3DPeer_ptds},
+	{"cuMemsetD8_v2_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 4, ht_cuda_drv_fns_cuMemsetD8_v2_ptds},
+	{"cuMemsetD16_v2_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 4, ht_cuda_drv_fns_cuMemsetD16_v2_ptds},
+	{"cuMemsetD32_v2_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 4, ht_cuda_drv_fns_cuMemsetD32_v2_ptds},
+	{"cuMemsetD2D8_v2_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 4, ht_cuda_drv_fns_cuMemsetD2D8_v2_ptds},
+	{"cuMemsetD2D16_v2_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 4, ht_cuda_drv_fns_cuMemsetD2D16_v2_ptds},
+	{"cuMemsetD2D32_v2_ptds", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 4, ht_cuda_drv_fns_cuMemsetD2D32_v2_ptds},
+	{"cuGLMapBufferObject_v2_ptds", 0, 0, NULL},
+	{"cuMemcpyAsync_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_drv_fns_cuMemcpyAsync_ptsz},
+	{"cuMemcpyHtoAAsync_v2_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 4, ht_cuda_drv_fns_cuMemcpyHtoAAsync_v2_ptsz},
+	{"cuMemcpyAtoHAsync_v2_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 4, ht_cuda_drv_fns_cuMemcpyAtoHAsync_v2_ptsz},
+	{"cuMemcpyHtoDAsync_v2_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_drv_fns_cuMemcpyHtoDAsync_v2_ptsz},
+	{"cuMemcpyDtoHAsync_v2_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_drv_fns_cuMemcpyDtoHAsync_v2_ptsz},
+	{"cuMemcpyDtoDAsync_v2_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_drv_fns_cuMemcpyDtoDAsync_v2_ptsz},
+	{"cuMemcpy2DAsync_v2_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 2, ht_cuda_drv_fns_cuMemcpy2DAsync_v2_ptsz},
+	{"cuMemcpy3DAsync_v2_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 2, ht_cuda_drv_fns_cuMemcpy3DAsync_v2_ptsz},
+	{"cuMemcpyPeerAsync_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_drv_fns_cuMemcpyPeerAsync_ptsz},
+	{"cuMemcpy3DPeerAsync_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 2, ht_cuda_drv_fns_cuMemcpy3DPeerAsync_ptsz},
+	{"cuMemsetD8Async_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_drv_fns_cuMemsetD8Async_ptsz},
+	{"cuMemsetD16Async_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_drv_fns_cuMemsetD16Async_ptsz},
+	{"cuMemsetD32Async_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_drv_fns_cuMemsetD32Async_ptsz},
+	{"cuMemsetD2D8Async_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_drv_fns_cuMemsetD2D8Async_ptsz},
+	{"cuMemsetD2D16Async_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_drv_fns_cuMemsetD2D16Async_ptsz},
+	{"cuMemsetD2D32Async_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 5, ht_cuda_drv_fns_cuMemsetD2D32Async_ptsz},
+	{"cuStreamGetPriority_ptsz", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuStreamGetPriority_ptsz},
+	{"cuStreamGetFlags_ptsz", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuStreamGetFlags_ptsz},
+	{"cuStreamWaitEvent_ptsz", HT_ROLE_ENQUEUE, 4, ht_cuda_drv_fns_cuStreamWaitEvent_ptsz},
+	{"cuStreamAddCallback_ptsz", 0, 2, ht_cuda_drv_fns_cuStreamAddCallback_ptsz},
+	{"cuStreamAttachMemAsync_ptsz", 0, 3, ht_cuda_drv_fns_cuStreamAttachMemAsync_ptsz},
+	{"cuStreamQuery_ptsz", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuStreamQuery_ptsz},
+	{"cuStreamSynchronize_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_SYNC, 2, ht_cuda_drv_fns_cuStreamSynchronize_ptsz},
+	{"cuEventRecord_ptsz", 0, 2, ht_cuda_drv_fns_cuEventRecord_ptsz},
+	{"cuLaunchKernel_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_LAUNCH, 10, ht_cuda_drv_fns_cuLaunchKernel_ptsz},
+	{"cuGraphicsMapResources_ptsz", 0, 2, ht_cuda_drv_fns_cuGraphicsMapResources_ptsz},
+	{"cuGraphicsUnmapResources_ptsz", 0, 2, ht_cuda_drv_fns_cuGraphicsUnmapResources_ptsz},
+	{"cuGLMapBufferObjectAsync_v2_ptsz", 0, 0, NULL},
+	{"cuEGLStreamProducerConnect", 0, 0, NULL},
+	{"cuEGLStreamProducerDisconnect", 0, 0, NULL},
+	{"cuEGLStreamProducerPresentFrame", 0, 0, NULL},
+	{"cuGraphicsResourceGetMappedEglFrame", HT_ROLE_QUERY, 0, NULL},
+	{"cuPointerGetAttributes", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuPointerGetAttributes},
+	{"cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", 0, 1, ht_cuda_drv_fns_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags},
+	{"cuOccupancyMaxPotentialBlockSizeWithFlags", 0, 1, ht_cuda_drv_fns_cuOccupancyMaxPotentialBlockSizeWithFlags},
+	{"cuEGLStreamProducerReturnFrame", 0, 0, NULL},
+	{"cuDeviceGetP2PAttribute", HT_ROLE_QUERY, 0, NULL},
+	{"cuTexRefSetBorderColor", 0, 0, NULL},
+	{"cuTexRefGetBorderColor", HT_ROLE_QUERY, 0, NULL},
+	{"cuMemAdvise", 0, 3, ht_cuda_drv_fns_cuMemAdvise},
+	{"cuStreamWaitValue32", 0, 3, ht_cuda_drv_fns_cuStreamWaitValue32},
+	{"cuStreamWaitValue32_ptsz", 0, 3, ht_cuda_drv_fns_cuStreamWaitValue32_ptsz},
+	{"cuStreamWriteValue32", 0, 3, ht_cuda_drv_fns_cuStreamWriteValue32},
+	{"cuStreamWriteValue32_ptsz", 0, 3, ht_cuda_drv_fns_cuStreamWriteValue32_ptsz},
+	{"cuStreamBatchMemOp", 0, 3, ht_cuda_drv_fns_cuStreamBatchMemOp},
+	{"cuStreamBatchMemOp_ptsz", 0, 3, ht_cuda_drv_fns_cuStreamBatchMemOp_ptsz},
+	{"cuNVNbufferGetPointer", HT_ROLE_QUERY, 0, NULL},
+	{"cuNVNtextureGetArray", HT_ROLE_QUERY, 0, NULL},
+	{"cuNNSetAllocator", 0, 0, NULL},
+	{"cuMemPrefetchAsync", HT_ROLE_TRANSFER, 3, ht_cuda_drv_fns_cuMemPrefetchAsync},
+	{"cuMemPrefetchAsync_ptsz", HT_ROLE_TRANSFER, 3, ht_cuda_drv_fns_cuMemPrefetchAsync_ptsz},
+	{"cuEventCreateFromNVNSync", HT_ROLE_CREATE, 0, NULL},
+	{"cuEGLStreamConsumerConnectWithFlags", 0, 0, NULL},
+	{"cuMemRangeGetAttribute", HT_ROLE_QUERY, 2, ht_cuda_drv_fns_cuMemRangeGetAttribute},
+	{"cuMemRangeGetAttributes", HT_ROLE_QUERY, 2, ht_cuda_drv_fns_cuMemRangeGetAttributes},
+	{"cuStreamWaitValue64", 0, 3, ht_cuda_drv_fns_cuStreamWaitValue64},
+	{"cuStreamWaitValue64_ptsz", 0, 3, ht_cuda_drv_fns_cuStreamWaitValue64_ptsz},
+	{"cuStreamWriteValue64", 0, 3, ht_cuda_drv_fns_cuStreamWriteValue64},
+	{"cuStreamWriteValue64_ptsz", 0, 3, ht_cuda_drv_fns_cuStreamWriteValue64_ptsz},
+	{"cuLaunchCooperativeKernel", HT_ROLE_ENQUEUE | HT_ROLE_LAUNCH, 10, ht_cuda_drv_fns_cuLaunchCooperativeKernel},
+	{"cuLaunchCooperativeKernel_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_LAUNCH, 10, ht_cuda_drv_fns_cuLaunchCooperativeKernel_ptsz},
+	{"cuEventCreateFromEGLSync", HT_ROLE_CREATE, 0, NULL},
+	{"cuLaunchCooperativeKernelMultiDevice", HT_ROLE_ENQUEUE | HT_ROLE_LAUNCH, 3, ht_cuda_drv_fns_cuLaunchCooperativeKernelMultiDevice},
+	{"cuFuncSetAttribute", 0, 1, ht_cuda_drv_fns_cuFuncSetAttribute},
+	{"cuDeviceGetUuid", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuDeviceGetUuid},
+	{"cuStreamGetCtx", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuStreamGetCtx},
+	{"cuStreamGetCtx_ptsz", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuStreamGetCtx_ptsz},
+	{"cuImportExternalMemory", 0, 0, NULL},
+	{"cuExternalMemoryGetMappedBuffer", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuExternalMemoryGetMappedBuffer},
+	{"cuExternalMemoryGetMappedMipmappedArray", HT_ROLE_QUERY, 0, NULL},
+	{"cuDestroyExternalMemory", HT_ROLE_RELEASE, 0, NULL},
+	{"cuImportExternalSemaphore", 0, 0, NULL},
+	{"cuSignalExternalSemaphoresAsync", 0, 1, ht_cuda_drv_fns_cuSignalExternalSemaphoresAsync},
+	{"cuSignalExternalSemaphoresAsync_ptsz", 0, 1, ht_cuda_drv_fns_cuSignalExternalSemaphoresAsync_ptsz},
+	{"cuWaitExternalSemaphoresAsync", 0, 1, ht_cuda_drv_fns_cuWaitExternalSemaphoresAsync},
+	{"cuWaitExternalSemaphoresAsync_ptsz", 0, 1, ht_cuda_drv_fns_cuWaitExternalSemaphoresAsync_ptsz},
+	{"cuDestroyExternalSemaphore", HT_ROLE_RELEASE, 0, NULL},
+	{"cuStreamBeginCapture", 0, 1, ht_cuda_drv_fns_cuStreamBeginCapture},
+	{"cuStreamBeginCapture_ptsz", 0, 1, ht_cuda_drv_fns_cuStreamBeginCapture_ptsz},
+	{"cuStreamEndCapture", 0, 1, ht_cuda_drv_fns_cuStreamEndCapture},
+	{"cuStreamEndCapture_ptsz", 0, 1, ht_cuda_drv_fns_cuStreamEndCapture_ptsz},
+	{"cuStreamIsCapturing", 0, 1, ht_cuda_drv_fns_cuStreamIsCapturing},
+	{"cuStreamIsCapturing_ptsz", 0, 1, ht_cuda_drv_fns_cuStreamIsCapturing_ptsz},
+	{"cuGraphCreate", HT_ROLE_CREATE, 1, ht_cuda_drv_fns_cuGraphCreate},
+	{"cuGraphAddKernelNode", 0, 0, NULL},
+	{"cuGraphKernelNodeGetParams", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphAddMemcpyNode", 0, 0, NULL},
+	{"cuGraphMemcpyNodeGetParams", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphAddMemsetNode", 0, 0, NULL},
+	{"cuGraphMemsetNodeGetParams", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphMemsetNodeSetParams", 0, 0, NULL},
+	{"cuGraphNodeGetType", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphGetRootNodes", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphNodeGetDependencies", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphNodeGetDependentNodes", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphInstantiate", 0, 0, NULL},
+	{"cuGraphLaunch", HT_ROLE_ENQUEUE | HT_ROLE_LAUNCH, 3, ht_cuda_drv_fns_cuGraphLaunch},
+	{"cuGraphLaunch_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_LAUNCH, 3, ht_cuda_drv_fns_cuGraphLaunch_ptsz},
+	{"cuGraphExecDestroy", HT_ROLE_RELEASE, 1, ht_cuda_drv_fns_cuGraphExecDestroy},
+	{"cuGraphDestroy", HT_ROLE_RELEASE, 0, NULL},
+	{"cuGraphAddDependencies", 0, 0, NULL},
+	{"cuGraphRemoveDependencies", 0, 0, NULL},
+	{"cuGraphMemcpyNodeSetParams", 0, 0, NULL},
+	{"cuGraphKernelNodeSetParams", 0, 0, NULL},
+	{"cuGraphDestroyNode", HT_ROLE_RELEASE, 0, NULL},
+	{"cuGraphClone", 0, 0, NULL},
+	{"cuGraphNodeFindInClone", 0, 0, NULL},
+	{"cuGraphAddChildGraphNode", 0, 0, NULL},
+	{"cuGraphAddEmptyNode", 0, 0, NULL},
+	{"cuLaunchHostFunc", 0, 1, ht_cuda_drv_fns_cuLaunchHostFunc},
+	{"cuLaunchHostFunc_ptsz", 0, 1, ht_cuda_drv_fns_cuLaunchHostFunc_ptsz},
+	{"cuGraphChildGraphNodeGetGraph", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphAddHostNode", 0, 0, NULL},
+	{"cuGraphHostNodeGetParams", HT_ROLE_QUERY, 0, NULL},
+	{"cuDeviceGetLuid", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuDeviceGetLuid},
+	{"cuGraphHostNodeSetParams", 0, 0, NULL},
+	{"cuGraphGetNodes", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphGetEdges", HT_ROLE_QUERY, 0, NULL},
+	{"cuStreamGetCaptureInfo", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuStreamGetCaptureInfo},
+	{"cuStreamGetCaptureInfo_ptsz", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuStreamGetCaptureInfo_ptsz},
+	{"cuGraphExecKernelNodeSetParams", 0, 1, ht_cuda_drv_fns_cuGraphExecKernelNodeSetParams},
+	{"cuStreamBeginCapture_v2", 0, 1, ht_cuda_drv_fns_cuStreamBeginCapture_v2},
+	{"cuStreamBeginCapture_v2_ptsz", 0, 1, ht_cuda_drv_fns_cuStreamBeginCapture_v2_ptsz},
+	{"cuThreadExchangeStreamCaptureMode", 0, 0, NULL},
+	{"cuDeviceGetNvSciSyncAttributes", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuDeviceGetNvSciSyncAttributes},
+	{"cuOccupancyAvailableDynamicSMemPerBlock", 0, 0, NULL},
+	{"cuDevicePrimaryCtxRelease_v2", 0, 1, ht_cuda_drv_fns_cuDevicePrimaryCtxRelease_v2},
+	{"cuDevicePrimaryCtxReset_v2", 0, 1, ht_cuda_drv_fns_cuDevicePrimaryCtxReset_v2},
+	{"cuDevicePrimaryCtxSetFlags_v2", 0, 2, ht_cuda_drv_fns_cuDevicePrimaryCtxSetFlags_v2},
+	{"cuMemAddressReserve", 0, 2, ht_cuda_drv_fns_cuMemAddressReserve},
+	{"cuMemAddressFree", 0, 2, ht_cuda_drv_fns_cuMemAddressFree},
+	{"cuMemCreate", HT_ROLE_ALLOC | HT_ROLE_CREATE, 1, ht_cuda_drv_fns_cuMemCreate},
+	{"cuMemRelease", HT_ROLE_FREE, 0, NULL},
+	{"cuMemMap", 0, 3, ht_cuda_drv_fns_cuMemMap},
+	{"cuMemUnmap", 0, 2, ht_cuda_drv_fns_cuMemUnmap},
+	{"cuMemSetAccess", 0, 3, ht_cuda_drv_fns_cuMemSetAccess},
+	{"cuMemExportToShareableHandle", 0, 0, NULL},
+	{"cuMemImportFromShareableHandle", 0, 0, NULL},
+	{"cuMemGetAllocationGranularity", HT_ROLE_QUERY, 0, NULL},
+	{"cuMemGetAllocationPropertiesFromHandle", HT_ROLE_QUERY, 0, NULL},
+	{"cuMemGetAccess", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuMemGetAccess},
+	{"cuStreamSetFlags", 0, 0, NULL},
+	{"cuStreamSetFlags_ptsz", 0, 0, NULL},
+	{"cuGraphExecUpdate", 0, 1, ht_cuda_drv_fns_cuGraphExecUpdate},
+	{"cuGraphExecMemcpyNodeSetParams", 0, 1, ht_cuda_drv_fns_cuGraphExecMemcpyNodeSetParams},
+	{"cuGraphExecMemsetNodeSetParams", 0, 1, ht_cuda_drv_fns_cuGraphExecMemsetNodeSetParams},
+	{"cuGraphExecHostNodeSetParams", 0, 1, ht_cuda_drv_fns_cuGraphExecHostNodeSetParams},
+	{"cuMemRetainAllocationHandle", 0, 0, NULL},
+	{"cuFuncGetModule", HT_ROLE_QUERY, 0, NULL},
+	{"cuIpcOpenMemHandle_v2", 0, 1, ht_cuda_drv_fns_cuIpcOpenMemHandle_v2},
+	{"cuCtxResetPersistingL2Cache", 0, 0, NULL},
+	{"cuGraphKernelNodeCopyAttributes", 0, 0, NULL},
+	{"cuGraphKernelNodeGetAttribute", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphKernelNodeSetAttribute", 0, 0, NULL},
+	{"cuStreamCopyAttributes", 0, 2, ht_cuda_drv_fns_cuStreamCopyAttributes},
+	{"cuStreamCopyAttributes_ptsz", 0, 2, ht_cuda_drv_fns_cuStreamCopyAttributes_ptsz},
+	{"cuStreamGetAttribute", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuStreamGetAttribute},
+	{"cuStreamGetAttribute_ptsz", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuStreamGetAttribute_ptsz},
+	{"cuStreamSetAttribute", 0, 1, ht_cuda_drv_fns_cuStreamSetAttribute},
+	{"cuStreamSetAttribute_ptsz", 0, 1, ht_cuda_drv_fns_cuStreamSetAttribute_ptsz},
+	{"cuGraphInstantiate_v2", 0, 0, NULL},
+	{"cuDeviceGetTexture1DLinearMaxWidth", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuDeviceGetTexture1DLinearMaxWidth},
+	{"cuGraphUpload", 0, 2, ht_cuda_drv_fns_cuGraphUpload},
+	{"cuGraphUpload_ptsz", 0, 2, ht_cuda_drv_fns_cuGraphUpload_ptsz},
+	{"cuArrayGetSparseProperties", HT_ROLE_QUERY, 0, NULL},
+	{"cuMipmappedArrayGetSparseProperties", HT_ROLE_QUERY, 0, NULL},
+	{"cuMemMapArrayAsync", 0, 2, ht_cuda_drv_fns_cuMemMapArrayAsync},
+	{"cuMemMapArrayAsync_ptsz", 0, 2, ht_cuda_drv_fns_cuMemMapArrayAsync_ptsz},
+	{"cuGraphExecChildGraphNodeSetParams", 0, 1, ht_cuda_drv_fns_cuGraphExecChildGraphNodeSetParams},
+	{"cuEventRecordWithFlags", 0, 3, ht_cuda_drv_fns_cuEventRecordWithFlags},
+	{"cuEventRecordWithFlags_ptsz", 0, 3, ht_cuda_drv_fns_cuEventRecordWithFlags_ptsz},
+	{"cuGraphAddEventRecordNode", 0, 1, ht_cuda_drv_fns_cuGraphAddEventRecordNode},
+	{"cuGraphAddEventWaitNode", 0, 1, ht_cuda_drv_fns_cuGraphAddEventWaitNode},
+	{"cuGraphEventRecordNodeGetEvent", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphEventWaitNodeGetEvent", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphEventRecordNodeSetEvent", 0, 1, ht_cuda_drv_fns_cuGraphEventRecordNodeSetEvent},
+	{"cuGraphEventWaitNodeSetEvent", 0, 1, ht_cuda_drv_fns_cuGraphEventWaitNodeSetEvent},
+	{"cuGraphExecEventRecordNodeSetEvent", 0, 2, ht_cuda_drv_fns_cuGraphExecEventRecordNodeSetEvent},
+	{"cuGraphExecEventWaitNodeSetEvent", 0, 2, ht_cuda_drv_fns_cuGraphExecEventWaitNodeSetEvent},
+	{"cuArrayGetPlane", HT_ROLE_QUERY, 0, NULL},
+	{"cuMemAllocAsync", HT_ROLE_ALLOC, 3, ht_cuda_drv_fns_cuMemAllocAsync},
+	{"cuMemAllocAsync_ptsz", HT_ROLE_ALLOC, 3, ht_cuda_drv_fns_cuMemAllocAsync_ptsz},
+	{"cuMemFreeAsync", HT_ROLE_FREE, 2, ht_cuda_drv_fns_cuMemFreeAsync},
+	{"cuMemFreeAsync_ptsz", HT_ROLE_FREE, 2, ht_cuda_drv_fns_cuMemFreeAsync_ptsz},
+	{"cuMemPoolTrimTo", 0, 0, NULL},
+	{"cuMemPoolSetAttribute", 0, 0, NULL},
+	{"cuMemPoolGetAttribute", HT_ROLE_QUERY, 0, NULL},
+	{"cuMemPoolSetAccess", 0, 1, ht_cuda_drv_fns_cuMemPoolSetAccess},
+	{"cuDeviceGetDefaultMemPool", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuDeviceGetDefaultMemPool},
+	{"cuMemPoolCreate", HT_ROLE_CREATE, 0, NULL},
+	{"cuMemPoolDestroy", HT_ROLE_RELEASE, 0, NULL},
+	{"cuDeviceSetMemPool", 0, 1, ht_cuda_drv_fns_cuDeviceSetMemPool},
+	{"cuDeviceGetMemPool", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuDeviceGetMemPool},
+	{"cuMemAllocFromPoolAsync", HT_ROLE_ALLOC, 3, ht_cuda_drv_fns_cuMemAllocFromPoolAsync},
+	{"cuMemAllocFromPoolAsync_ptsz", HT_ROLE_ALLOC, 3, ht_cuda_drv_fns_cuMemAllocFromPoolAsync_ptsz},
+	{"cuMemPoolExportToShareableHandle", 0, 0, NULL},
+	{"cuMemPoolImportFromShareableHandle", 0, 0, NULL},
+	{"cuMemPoolExportPointer", 0, 1, ht_cuda_drv_fns_cuMemPoolExportPointer},
+	{"cuMemPoolImportPointer", 0, 0, NULL},
+	{"cuMemPoolGetAccess", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphAddExternalSemaphoresSignalNode", 0, 0, NULL},
+	{"cuGraphExternalSemaphoresSignalNodeGetParams", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphExternalSemaphoresSignalNodeSetParams", 0, 0, NULL},
+	{"cuGraphAddExternalSemaphoresWaitNode", 0, 0, NULL},
+	{"cuGraphExternalSemaphoresWaitNodeGetParams", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphExternalSemaphoresWaitNodeSetParams", 0, 0, NULL},
+	{"cuGraphExecExternalSemaphoresSignalNodeSetParams", 0, 1, ht_cuda_drv_fns_cuGraphExecExternalSemaphoresSignalNodeSetParams},
+	{"cuGraphExecExternalSemaphoresWaitNodeSetParams", 0, 1, ht_cuda_drv_fns_cuGraphExecExternalSemaphoresWaitNodeSetParams},
+	{"cuGetProcAddress", HT_ROLE_QUERY, 0, NULL},
+	{"cuFlushGPUDirectRDMAWrites", 0, 0, NULL},
+	{"cuGraphDebugDotPrint", 0, 1, ht_cuda_drv_fns_cuGraphDebugDotPrint},
+	{"cuStreamGetCaptureInfo_v2", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuStreamGetCaptureInfo_v2},
+	{"cuStreamGetCaptureInfo_v2_ptsz", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuStreamGetCaptureInfo_v2_ptsz},
+	{"cuStreamUpdateCaptureDependencies", 0, 2, ht_cuda_drv_fns_cuStreamUpdateCaptureDependencies},
+	{"cuStreamUpdateCaptureDependencies_ptsz", 0, 2, ht_cuda_drv_fns_cuStreamUpdateCaptureDependencies_ptsz},
+	{"cuUserObjectCreate", HT_ROLE_CREATE, 2, ht_cuda_drv_fns_cuUserObjectCreate},
+	{"cuUserObjectRetain", 0, 1, ht_cuda_drv_fns_cuUserObjectRetain},
+	{"cuUserObjectRelease", 0, 1, ht_cuda_drv_fns_cuUserObjectRelease},
+	{"cuGraphRetainUserObject", 0, 2, ht_cuda_drv_fns_cuGraphRetainUserObject},
+	{"cuGraphReleaseUserObject", 0, 1, ht_cuda_drv_fns_cuGraphReleaseUserObject},
+	{"cuGraphAddMemAllocNode", 0, 0, NULL},
+	{"cuGraphAddMemFreeNode", 0, 1, ht_cuda_drv_fns_cuGraphAddMemFreeNode},
+	{"cuDeviceGraphMemTrim", 0, 1, ht_cuda_drv_fns_cuDeviceGraphMemTrim},
+	{"cuDeviceGetGraphMemAttribute", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuDeviceGetGraphMemAttribute},
+	{"cuDeviceSetGraphMemAttribute", 0, 1, ht_cuda_drv_fns_cuDeviceSetGraphMemAttribute},
+	{"cuGraphInstantiateWithFlags", 0, 0, NULL},
+	{"cuDeviceGetExecAffinitySupport", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuDeviceGetExecAffinitySupport},
+	{"cuCtxCreate_v3", HT_ROLE_CREATE, 2, ht_cuda_drv_fns_cuCtxCreate_v3},
+	{"cuCtxGetExecAffinity", HT_ROLE_QUERY, 0, NULL},
+	{"cuDeviceGetUuid_v2", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuDeviceGetUuid_v2},
+	{"cuGraphMemAllocNodeGetParams", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphMemFreeNodeGetParams", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphNodeSetEnabled", 0, 1, ht_cuda_drv_fns_cuGraphNodeSetEnabled},
+	{"cuGraphNodeGetEnabled", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuGraphNodeGetEnabled},
+	{"cuLaunchKernelEx", HT_ROLE_ENQUEUE | HT_ROLE_LAUNCH, 10, ht_cuda_drv_fns_cuLaunchKernelEx},
+	{"cuLaunchKernelEx_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_LAUNCH, 10, ht_cuda_drv_fns_cuLaunchKernelEx_ptsz},
+	{"cuArrayGetMemoryRequirements", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuArrayGetMemoryRequirements},
+	{"cuMipmappedArrayGetMemoryRequirements", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuMipmappedArrayGetMemoryRequirements},
+	{"cuGraphInstantiateWithParams", 0, 0, NULL},
+	{"cuGraphInstantiateWithParams_ptsz", 0, 0, NULL},
+	{"cuGraphExecGetFlags", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuGraphExecGetFlags},
+	{"cuStreamWaitValue32_v2", 0, 3, ht_cuda_drv_fns_cuStreamWaitValue32_v2},
+	{"cuStreamWaitValue32_v2_ptsz", 0, 3, ht_cuda_drv_fns_cuStreamWaitValue32_v2_ptsz},
+	{"cuStreamWaitValue64_v2", 0, 3, ht_cuda_drv_fns_cuStreamWaitValue64_v2},
+	{"cuStreamWaitValue64_v2_ptsz", 0, 3, ht_cuda_drv_fns_cuStreamWaitValue64_v2_ptsz},
+	{"cuStreamWriteValue32_v2", 0, 3, ht_cuda_drv_fns_cuStreamWriteValue32_v2},
+	{"cuStreamWriteValue32_v2_ptsz", 0, 3, ht_cuda_drv_fns_cuStreamWriteValue32_v2_ptsz},
+	{"cuStreamWriteValue64_v2", 0, 3, ht_cuda_drv_fns_cuStreamWriteValue64_v2},
+	{"cuStreamWriteValue64_v2_ptsz", 0, 3, ht_cuda_drv_fns_cuStreamWriteValue64_v2_ptsz},
+	{"cuStreamBatchMemOp_v2", 0, 3, ht_cuda_drv_fns_cuStreamBatchMemOp_v2},
+	{"cuStreamBatchMemOp_v2_ptsz", 0, 3, ht_cuda_drv_fns_cuStreamBatchMemOp_v2_ptsz},
+	{"cuGraphAddBatchMemOpNode", 0, 0, NULL},
+	{"cuGraphBatchMemOpNodeGetParams", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphBatchMemOpNodeSetParams", 0, 0, NULL},
+	{"cuGraphExecBatchMemOpNodeSetParams", 0, 1, ht_cuda_drv_fns_cuGraphExecBatchMemOpNodeSetParams},
+	{"cuModuleGetLoadingMode", HT_ROLE_QUERY, 0, NULL},
+	{"cuMemGetHandleForAddressRange", HT_ROLE_QUERY, 2, ht_cuda_drv_fns_cuMemGetHandleForAddressRange},
+	{"cuOccupancyMaxPotentialClusterSize", 0, 8, ht_cuda_drv_fns_cuOccupancyMaxPotentialClusterSize},
+	{"cuOccupancyMaxActiveClusters", 0, 8, ht_cuda_drv_fns_cuOccupancyMaxActiveClusters},
+	{"cuGetProcAddress_v2", HT_ROLE_QUERY, 0, NULL},
+	{"cuLibraryLoadData", HT_ROLE_BUILD, 0, NULL},
+	{"cuLibraryLoadFromFile", HT_ROLE_BUILD, 0, NULL},
+	{"cuLibraryUnload", 0, 0, NULL},
+	{"cuLibraryGetKernel", HT_ROLE_QUERY, 0, NULL},
+	{"cuLibraryGetModule", HT_ROLE_QUERY, 0, NULL},
+	{"cuKernelGetFunction", HT_ROLE_QUERY, 0, NULL},
+	{"cuLibraryGetGlobal", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuLibraryGetGlobal},
+	{"cuLibraryGetManaged", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuLibraryGetManaged},
+	{"cuKernelGetAttribute", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuKernelGetAttribute},
+	{"cuKernelSetAttribute", 0, 1, ht_cuda_drv_fns_cuKernelSetAttribute},
+	{"cuKernelSetCacheConfig", 0, 1, ht_cuda_drv_fns_cuKernelSetCacheConfig},
+	{"cuGraphAddKernelNode_v2", 0, 0, NULL},
+	{"cuGraphKernelNodeGetParams_v2", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphKernelNodeSetParams_v2", 0, 0, NULL},
+	{"cuGraphExecKernelNodeSetParams_v2", 0, 1, ht_cuda_drv_fns_cuGraphExecKernelNodeSetParams_v2},
+	{"cuStreamGetId", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuStreamGetId},
+	{"cuStreamGetId_ptsz", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuStreamGetId_ptsz},
+	{"cuCtxGetId", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphExecUpdate_v2", 0, 1, ht_cuda_drv_fns_cuGraphExecUpdate_v2},
+	{"cuTensorMapEncodeTiled", 0, 0, NULL},
+	{"cuTensorMapEncodeIm2col", 0, 0, NULL},
+	{"cuTensorMapReplaceAddress", 0, 0, NULL},
+	{"cuLibraryGetUnifiedFunction", HT_ROLE_QUERY, 0, NULL},
+	{"cuCoredumpGetAttribute", HT_ROLE_QUERY, 0, NULL},
+	{"cuCoredumpGetAttributeGlobal", HT_ROLE_QUERY, 0, NULL},
+	{"cuCoredumpSetAttribute", 0, 0, NULL},
+	{"cuCoredumpSetAttributeGlobal", 0, 0, NULL},
+	{"cuCtxSetFlags", 0, 1, ht_cuda_drv_fns_cuCtxSetFlags},
+	{"cuMulticastCreate", HT_ROLE_CREATE, 0, NULL},
+	{"cuMulticastAddDevice", 0, 1, ht_cuda_drv_fns_cuMulticastAddDevice},
+	{"cuMulticastBindMem", 0, 1, ht_cuda_drv_fns_cuMulticastBindMem},
+	{"cuMulticastBindAddr", 0, 1, ht_cuda_drv_fns_cuMulticastBindAddr},
+	{"cuMulticastUnbind", 0, 2, ht_cuda_drv_fns_cuMulticastUnbind},
+	{"cuMulticastGetGranularity", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphAddNode", 0, 0, NULL},
+	{"cuGraphNodeSetParams", 0, 0, NULL},
+	{"cuGraphExecNodeSetParams", 0, 1, ht_cuda_drv_fns_cuGraphExecNodeSetParams},
+	{"cuMemAdvise_v2", 0, 2, ht_cuda_drv_fns_cuMemAdvise_v2},
+	{"cuMemPrefetchAsync_v2", HT_ROLE_TRANSFER, 4, ht_cuda_drv_fns_cuMemPrefetchAsync_v2},
+	{"cuMemPrefetchAsync_v2_ptsz", HT_ROLE_TRANSFER, 4, ht_cuda_drv_fns_cuMemPrefetchAsync_v2_ptsz},
+	{"cuFuncGetName", HT_ROLE_QUERY, 0, NULL},
+	{"cuKernelGetName", HT_ROLE_QUERY, 0, NULL},
+	{"cuStreamBeginCaptureToGraph", 0, 1, ht_cuda_drv_fns_cuStreamBeginCaptureToGraph},
+	{"cuStreamBeginCaptureToGraph_ptsz", 0, 1, ht_cuda_drv_fns_cuStreamBeginCaptureToGraph_ptsz},
+	{"cuGraphConditionalHandleCreate", HT_ROLE_CREATE, 1, ht_cuda_drv_fns_cuGraphConditionalHandleCreate},
+	{"cuGraphAddNode_v2", 0, 0, NULL},
+	{"cuGraphGetEdges_v2", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphNodeGetDependencies_v2", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphNodeGetDependentNodes_v2", HT_ROLE_QUERY, 0, NULL},
+	{"cuGraphAddDependencies_v2", 0, 0, NULL},
+	{"cuGraphRemoveDependencies_v2", 0, 0, NULL},
+	{"cuStreamGetCaptureInfo_v3", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuStreamGetCaptureInfo_v3},
+	{"cuStreamGetCaptureInfo_v3_ptsz", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuStreamGetCaptureInfo_v3_ptsz},
+	{"cuStreamUpdateCaptureDependencies_v2", 0, 2, ht_cuda_drv_fns_cuStreamUpdateCaptureDependencies_v2},
+	{"cuStreamUpdateCaptureDependencies_v2_ptsz", 0, 2, ht_cuda_drv_fns_cuStreamUpdateCaptureDependencies_v2_ptsz},
+	{"cuFuncGetParamInfo", HT_ROLE_QUERY, 0, NULL},
+	{"cuKernelGetParamInfo", HT_ROLE_QUERY, 0, NULL},
+	{"cuDeviceRegisterAsyncNotification", 0, 1, ht_cuda_drv_fns_cuDeviceRegisterAsyncNotification},
+	{"cuDeviceUnregisterAsyncNotification", 0, 1, ht_cuda_drv_fns_cuDeviceUnregisterAsyncNotification},
+	{"cuModuleGetFunctionCount", HT_ROLE_QUERY, 0, NULL},
+	{"cuModuleEnumerateFunctions", 0, 0, NULL},
+	{"cuLibraryGetKernelCount", HT_ROLE_QUERY, 0, NULL},
+	{"cuLibraryEnumerateKernels", 0, 0, NULL},
+	{"cuFuncIsLoaded", 0, 0, NULL},
+	{"cuFuncLoad", 0, 0, NULL},
+	{"cuGreenCtxCreate", HT_ROLE_CREATE, 2, ht_cuda_drv_fns_cuGreenCtxCreate},
+	{"cuGreenCtxDestroy", HT_ROLE_RELEASE, 0, NULL},
+	{"cuDeviceGetDevResource", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuDeviceGetDevResource},
+	{"cuCtxGetDevResource", HT_ROLE_QUERY, 0, NULL},
+	{"cuGreenCtxGetDevResource", HT_ROLE_QUERY, 0, NULL},
+	{"cuDevResourceGenerateDesc", 0, 0, NULL},
+	{"cuGreenCtxRecordEvent", 0, 1, ht_cuda_drv_fns_cuGreenCtxRecordEvent},
+	{"cuGreenCtxWaitEvent", 0, 1, ht_cuda_drv_fns_cuGreenCtxWaitEvent},
+	{"cuDevSmResourceSplitByCount", 0, 0, NULL},
+	{"cuStreamGetGreenCtx", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuStreamGetGreenCtx},
+	{"cuCtxFromGreenCtx", 0, 0, NULL},
+	{"cuKernelGetLibrary", HT_ROLE_QUERY, 0, NULL},
+	{"cuCtxRecordEvent", 0, 1, ht_cuda_drv_fns_cuCtxRecordEvent},
+	{"cuCtxWaitEvent", 0, 1, ht_cuda_drv_fns_cuCtxWaitEvent},
+	{"cuCtxCreate_v4", HT_ROLE_CREATE, 2, ht_cuda_drv_fns_cuCtxCreate_v4},
+	{"cuGreenCtxStreamCreate", HT_ROLE_CREATE, 2, ht_cuda_drv_fns_cuGreenCtxStreamCreate},
+	{"cuStreamGetCtx_v2", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuStreamGetCtx_v2},
+	{"cuStreamGetCtx_v2_ptsz", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuStreamGetCtx_v2_ptsz},
+	{"cuMemBatchDecompressAsync", 0, 3, ht_cuda_drv_fns_cuMemBatchDecompressAsync},
+	{"cuMemBatchDecompressAsync_ptsz", 0, 3, ht_cuda_drv_fns_cuMemBatchDecompressAsync_ptsz},
+	{"cuLogsRegisterCallback", 0, 0, NULL},
+	{"cuLogsUnregisterCallback", 0, 0, NULL},
+	{"cuLogsCurrent", 0, 1, ht_cuda_drv_fns_cuLogsCurrent},
+	{"cuLogsDumpToFile", 0, 1, ht_cuda_drv_fns_cuLogsDumpToFile},
+	{"cuLogsDumpToMemory", 0, 1, ht_cuda_drv_fns_cuLogsDumpToMemory},
+	{"cuCheckpointProcessGetRestoreThreadId", HT_ROLE_QUERY, 0, NULL},
+	{"cuCheckpointProcessGetState", HT_ROLE_QUERY, 0, NULL},
+	{"cuCheckpointProcessLock", 0, 0, NULL},
+	{"cuCheckpointProcessCheckpoint", 0, 0, NULL},
+	{"cuCheckpointProcessRestore", 0, 0, NULL},
+	{"cuCheckpointProcessUnlock", 0, 0, NULL},
+	{"cuStreamGetDevice", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuStreamGetDevice},
+	{"cuStreamGetDevice_ptsz", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuStreamGetDevice_ptsz},
+	{"cuMemcpyBatchAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 3, ht_cuda_drv_fns_cuMemcpyBatchAsync},
+	{"cuMemcpyBatchAsync_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 3, ht_cuda_drv_fns_cuMemcpyBatchAsync_ptsz},
+	{"cuMemcpy3DBatchAsync", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 2, ht_cuda_drv_fns_cuMemcpy3DBatchAsync},
+	{"cuMemcpy3DBatchAsync_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 2, ht_cuda_drv_fns_cuMemcpy3DBatchAsync_ptsz},
+	{"cuEventElapsedTime_v2", 0, 2, ht_cuda_drv_fns_cuEventElapsedTime_v2},
+	{"cuTensorMapEncodeIm2colWide", 0, 0, NULL},
+	{"cuGreenCtxGetId", HT_ROLE_QUERY, 0, NULL},
+	{"cuStreamCreateForCaptureToCig", HT_ROLE_CREATE, 0, NULL},
+	{"cuMemPrefetchBatchAsync", HT_ROLE_TRANSFER, 2, ht_cuda_drv_fns_cuMemPrefetchBatchAsync},
+	{"cuMemPrefetchBatchAsync_ptsz", HT_ROLE_TRANSFER, 2, ht_cuda_drv_fns_cuMemPrefetchBatchAsync_ptsz},
+	{"cuSemaphoreCreate", HT_ROLE_CREATE, 0, NULL},
+	{"cuSemaphoreExport", 0, 0, NULL},
+	{"cuSemaphoreDestroy", HT_ROLE_RELEASE, 0, NULL},
+	{"cuMemDiscardBatchAsync", 0, 2, ht_cuda_drv_fns_cuMemDiscardBatchAsync},
+	{"cuMemDiscardBatchAsync_ptsz", 0, 2, ht_cuda_drv_fns_cuMemDiscardBatchAsync_ptsz},
+	{"cuMemDiscardAndPrefetchBatchAsync", 0, 2, ht_cuda_drv_fns_cuMemDiscardAndPrefetchBatchAsync},
+	{"cuMemDiscardAndPrefetchBatchAsync_ptsz", 0, 2, ht_cuda_drv_fns_cuMemDiscardAndPrefetchBatchAsync_ptsz},
+	{"cuMultiKernelCooperativeDomainCreate", HT_ROLE_CREATE, 0, NULL},
+	{"cuMultiKernelCooperativeDomainDestroy", HT_ROLE_RELEASE, 0, NULL},
+	{"cuCtxGetDevice_v2", HT_ROLE_QUERY, 0, NULL},
+	{"cuMemcpyBatchAsync_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 3, ht_cuda_drv_fns_cuMemcpyBatchAsync_v2},
+	{"cuMemcpyBatchAsync_v2_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 3, ht_cuda_drv_fns_cuMemcpyBatchAsync_v2_ptsz},
+	{"cuMemcpy3DBatchAsync_v2", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 2, ht_cuda_drv_fns_cuMemcpy3DBatchAsync_v2},
+	{"cuMemcpy3DBatchAsync_v2_ptsz", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 2, ht_cuda_drv_fns_cuMemcpy3DBatchAsync_v2_ptsz},
+	{"cuCtxSynchronize_v2", HT_ROLE_ENQUEUE | HT_ROLE_SYNC, 1, ht_cuda_drv_fns_cuCtxSynchronize_v2},
+	{"cuMemGetDefaultMemPool", HT_ROLE_QUERY, 0, NULL},
+	{"cuMemGetMemPool", HT_ROLE_QUERY, 0, NULL},
+	{"cuMemSetMemPool", 0, 0, NULL},
+	{"cuDeviceGetP2PAtomicCapabilities", HT_ROLE_QUERY, 1, ht_cuda_drv_fns_cuDeviceGetP2PAtomicCapabilities},
+	{"cuDeviceGetHostAtomicCapabilities", HT_ROLE_QUERY, 2, ht_cuda_drv_fns_cuDeviceGetHostAtomicCapabilities},
+	{"cuDriverGetGpuCodeIsaVersion", HT_ROLE_QUERY, 0, NULL},
 };
 
 unsigned int ht_cuda_rt_args(uint32_t cbid, const void *params, const char *symbol, uint32_t corr, uint64_t *a)

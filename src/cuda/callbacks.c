@@ -81,24 +81,15 @@ static int32_t return_code(const CUpti_CallbackData *cd)
 static void info_init(struct fn_info *info, const struct ht_fn_desc *fns, unsigned int n)
 {
 	for (unsigned int i = 0; i < n && i < 4096; i++) {
-		const char *a = fns[i].args, *name = fns[i].name;
-		int k = 0;
+		const char *name = fns[i].name;
 
-		info[i].stream = -1;
-		if (!strncmp(a, "corr:", 5))
+		info[i].stream = (int8_t)ht_fn_arg_with_role(&fns[i], HT_AR_QUEUE);
+		if (ht_fn_arg_with_role(&fns[i], HT_AR_CORR) == 0)
 			info[i].flags |= F_CORR;
 		if (strstr(name, "StreamBeginCapture"))
 			info[i].flags |= F_CAPTURE_BEGIN;
 		if (strstr(name, "StreamEndCapture"))
 			info[i].flags |= F_CAPTURE_END;
-		for (; a && *a; k++) {
-			if (!strncmp(a, "stream:", 7)) {
-				info[i].stream = (int8_t)k;
-				break;
-			}
-			a = strchr(a, ',');
-			a = a ? a + 1 : NULL;
-		}
 	}
 }
 

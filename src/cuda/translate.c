@@ -257,12 +257,12 @@ static int emit(struct ht_cuda_xlate *x, const struct common *k, struct ht_devic
 		__atomic_fetch_add(&x->lost_ts, 1, __ATOMIC_RELAXED);
 		return -1;
 	}
-	s = queue_stream(x, k->device, k->context, k->stream, &c->queue);
-	c->corr = ht_cuda_corr_resolve(k->corr);
-	c->device = k->device;
-	c->ts_domain = HT_DOM_HOST;
-	c->start = k->start;
-	c->end = k->end;
+	s = queue_stream(x, k->device, k->context, k->stream, &c->ev.queue);
+	c->ev.corr = ht_cuda_corr_resolve(k->corr);
+	c->ev.device = k->device;
+	c->ev.ts_domain = HT_DOM_HOST;
+	c->ev.start = k->start;
+	c->ev.end = k->end;
 	ht_emit_device_command(s, c);
 	return 1;
 }
@@ -272,16 +272,17 @@ static int kernel(struct ht_cuda_xlate *x, const CUpti_ActivityKernel10 *r)
 	struct common k = {r->deviceId,	     r->contextId, r->streamId,
 			   r->correlationId, r->start,	   r->end};
 	struct ht_device_command c = {
-	    .kind = HT_CMD_KERNEL,
-	    .cmd = (uint32_t)r->kind << 8 | r->launchType,
-	    .queued = r->queued,
-	    .submit = r->submitted,
-	    .global = {(uint64_t)r->gridX, (uint64_t)r->gridY, (uint64_t)r->gridZ},
-	    .local = {(uint64_t)r->blockX, (uint64_t)r->blockY, (uint64_t)r->blockZ},
-	};
+	    .ev = {
+		.kind = HT_CMD_KERNEL,
+		.cmd = (uint32_t)r->kind << 8 | r->launchType,
+		.queued = r->queued,
+		.submit = r->submitted,
+		.global = {(uint64_t)r->gridX, (uint64_t)r->gridY, (uint64_t)r->gridZ},
+		.local = {(uint64_t)r->blockX, (uint64_t)r->blockY, (uint64_t)r->blockZ},
+	    }};
 
 	if (k.start && k.end && k.end >= k.start)
-		c.name = kernel_name(x, r->name);
+		c.ev.name = kernel_name(x, r->name);
 	return emit(x, &k, &c);
 }
 
@@ -292,11 +293,11 @@ static int memcpy_record(struct ht_cuda_xlate *x, const CUpti_ActivityMemcpy6 *r
 	    r->deviceId, r->contextId,
 	    r->streamId, r->runtimeCorrelationId ? r->runtimeCorrelationId : r->correlationId,
 	    r->start,	 r->end};
-	struct ht_device_command c = {
-	    .kind = copy_kind(r->copyKind),
-	    .cmd = (uint32_t)r->kind << 8 | r->copyKind,
-	    .bytes = r->bytes,
-	};
+	struct ht_device_command c = {.ev = {
+					  .kind = copy_kind(r->copyKind),
+					  .cmd = (uint32_t)r->kind << 8 | r->copyKind,
+					  .bytes = r->bytes,
+				      }};
 
 	return emit(x, &k, &c);
 }
@@ -305,11 +306,11 @@ static int peer_copy(struct ht_cuda_xlate *x, const CUpti_ActivityMemcpyPtoP4 *r
 {
 	struct common k = {r->deviceId,	     r->contextId, r->streamId,
 			   r->correlationId, r->start,	   r->end};
-	struct ht_device_command c = {
-	    .kind = HT_CMD_COPY_D2D,
-	    .cmd = (uint32_t)r->kind << 8 | r->copyKind,
-	    .bytes = r->bytes,
-	};
+	struct ht_device_command c = {.ev = {
+					  .kind = HT_CMD_COPY_D2D,
+					  .cmd = (uint32_t)r->kind << 8 | r->copyKind,
+					  .bytes = r->bytes,
+				      }};
 
 	return emit(x, &k, &c);
 }
@@ -318,11 +319,11 @@ static int memset_record(struct ht_cuda_xlate *x, const CUpti_ActivityMemset4 *r
 {
 	struct common k = {r->deviceId,	     r->contextId, r->streamId,
 			   r->correlationId, r->start,	   r->end};
-	struct ht_device_command c = {
-	    .kind = HT_CMD_FILL,
-	    .cmd = (uint32_t)r->kind << 8 | (r->memoryKind & 0xff),
-	    .bytes = r->bytes,
-	};
+	struct ht_device_command c = {.ev = {
+					  .kind = HT_CMD_FILL,
+					  .cmd = (uint32_t)r->kind << 8 | (r->memoryKind & 0xff),
+					  .bytes = r->bytes,
+				      }};
 
 	return emit(x, &k, &c);
 }
@@ -337,11 +338,13 @@ static int sync_record(struct ht_cuda_xlate *x, const CUpti_ActivitySynchronizat
 			   r->start,
 			   r->end};
 	struct ht_device_command c = {
-	    .kind = HT_CMD_SYNC,
-	    .cmd = (uint32_t)r->kind << 8 | (uint32_t)r->type,
-	    .status =
-		r->returnValue == CUPTI_SYNCHRONIZATION_INVALID_VALUE ? 0 : (int32_t)r->returnValue,
-	};
+	    .ev = {
+		.kind = HT_CMD_SYNC,
+		.cmd = (uint32_t)r->kind << 8 | (uint32_t)r->type,
+		.status = r->returnValue == CUPTI_SYNCHRONIZATION_INVALID_VALUE
+			      ? 0
+			      : (int32_t)r->returnValue,
+	    }};
 
 	return emit(x, &k, &c);
 }

@@ -9,38 +9,34 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "format/fntable.h"
 #include "format/format.h"
 #include "format/tsdl.h"
 
 void ht_uuid_format(const uint8_t u[16], char out[37])
 {
-	snprintf(out, 37,
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-		 u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
-		 u[14], u[15]);
+	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
+		 u[13], u[14], u[15]);
 }
 
-int ht_fn_args_count(const char *args)
+int ht_fn_desc_check(const struct ht_fn_desc *fn)
 {
-	int n = 0;
-	const char *p = args;
+	uint32_t roles_seen = 0;
 
-	if (!args || !*args)
-		return 0;
-	for (;;) {
-		const char *colon = strchr(p, ':');
-		const char *comma = strchr(p, ',');
+	if (!fn->name || !*fn->name || fn->nargs > HT_FNARGS_MAX || (fn->nargs && !fn->args))
+		return -EINVAL;
+	for (unsigned int i = 0; i < fn->nargs; i++) {
+		const struct ht_fn_arg_desc *a = &fn->args[i];
 
-		if (!colon || colon == p || (comma && comma < colon))
-			return -1;
-		if (!strchr("huis", colon[1]) || (colon[2] != ',' && colon[2] != '\0'))
-			return -1;
-		n++;
-		if (colon[2] == '\0')
-			break;
-		p = colon + 3;
+		if (!a->name || !*a->name || a->type >= HT_FA_TYPE_COUNT ||
+		    a->role >= HT_AR_ROLE_COUNT)
+			return -EINVAL;
+		if (a->role != HT_AR_NONE && (roles_seen & (1u << a->role)))
+			return -EINVAL;
+		roles_seen |= 1u << a->role;
 	}
-	return n > HT_FNARGS_MAX ? -1 : n;
+	return 0;
 }
 
 void ht_tsdl_put_quoted(FILE *f, const char *s)
@@ -57,17 +53,15 @@ void ht_tsdl_put_quoted(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static const char *arg_type(char t)
+static const char *arg_type(uint8_t t)
 {
 	switch (t) {
-	case 'h':
+	case HT_FA_HEX:
 		return "hex64_t";
-	case 'i':
+	case HT_FA_INT:
 		return "int64_t";
-	case 's':
-		return "uint64_t"; /* string id */
 	default:
-		return "uint64_t";
+		return "uint64_t"; /* unsigned, and string ids */
 	}
 }
 
@@ -91,18 +85,13 @@ static void put_fn_variant(FILE *f, const struct ht_tsdl_params *p)
 		const struct ht_fn_table *tab = p->tables[t];
 
 		for (unsigned int i = 0; i < tab->count; i++) {
-			const char *a = tab->fns[i].args;
+			const struct ht_fn_desc *fn = &tab->fns[i];
 
 			fputs("\t\t\tstruct {", f);
-			while (a && *a) {
-				const char *colon = strchr(a, ':');
-
-				if (!colon)
-					break;
-				fprintf(f, " %s _%.*s;", arg_type(colon[1]), (int)(colon - a), a);
-				a = colon[2] ? colon + 3 : colon + 2;
-			}
-			fprintf(f, " } %s;\n", tab->fns[i].name);
+			for (unsigned int k = 0; k < fn->nargs; k++)
+				fprintf(f, " %s _%s;", arg_type(fn->args[k].type),
+					fn->args[k].name);
+			fprintf(f, " } %s;\n", fn->name);
 		}
 	}
 	fputs("\t\t} args;\n", f);
@@ -127,6 +116,7 @@ static void put_field(FILE *f, const struct ht_field *fd, const struct ht_tsdl_p
 		break;
 	case HT_T_U32:
 	case HT_T_STRID:
+	case HT_T_FLAGS32:
 		fprintf(f, "\t\tuint32_t _%s;\n", fd->name);
 		break;
 	case HT_T_U64:
@@ -163,6 +153,13 @@ static void put_field(FILE *f, const struct ht_field *fd, const struct ht_tsdl_p
 		      "uint64_t str; } value;\n"
 		      "\t\t} _args[_nargs];\n",
 		      f);
+		break;
+	case HT_T_SIG:
+		fputs("\t\tuint8_t _nargs;\n\t\tstruct {\n\t\t\tstring name;\n\t\t\t", f);
+		put_labels(f, ht_arg_type_names);
+		fputs(" type;\n\t\t\t", f);
+		put_labels(f, ht_arg_role_names);
+		fprintf(f, " role;\n\t\t} _%s[_nargs];\n", fd->name);
 		break;
 	case HT_T_U64X3:
 		fprintf(f, "\t\tuint64_t _%s[3];\n", fd->name);
@@ -235,16 +232,17 @@ void ht_tsdl_write_preamble(FILE *f, const struct ht_tsdl_preamble *p)
 	char uuid[37];
 
 	ht_uuid_format(p->uuid, uuid);
-	fputs("/* CTF 1.8 */\n\n"
-	      "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
-	      "typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n"
-	      "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
-	      "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
-	      "typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n"
-	      "typealias integer { size = 64; align = 8; signed = true; } := int64_t;\n"
-	      "typealias integer { size = 64; align = 8; signed = false; base = 16; } := hex64_t;\n"
-	      "typealias floating_point { exp_dig = 11; mant_dig = 53; align = 8; } := double_t;\n\n",
-	      f);
+	fputs(
+	    "/* CTF 1.8 */\n\n"
+	    "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
+	    "typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n"
+	    "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
+	    "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
+	    "typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n"
+	    "typealias integer { size = 64; align = 8; signed = true; } := int64_t;\n"
+	    "typealias integer { size = 64; align = 8; signed = false; base = 16; } := hex64_t;\n"
+	    "typealias floating_point { exp_dig = 11; mant_dig = 53; align = 8; } := double_t;\n\n",
+	    f);
 	fprintf(f,
 		"trace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"%s\";\n\tbyte_order = le;\n"
 		"\tpacket.header := struct {\n\t\tuint32_t magic;\n\t\tuint8_t uuid[16];\n"
@@ -274,11 +272,11 @@ void ht_tsdl_write_preamble(FILE *f, const struct ht_tsdl_preamble *p)
 int ht_tsdl_write(FILE *f, const struct ht_tsdl_params *p)
 {
 	struct ht_tsdl_preamble pre = {
-		.uuid = p->uuid,
-		.hostname = p->hostname,
-		.trace_name = p->trace_name,
-		.clock_offset_s = p->clock_offset_s,
-		.clock_offset_ns = p->clock_offset_ns,
+	    .uuid = p->uuid,
+	    .hostname = p->hostname,
+	    .trace_name = p->trace_name,
+	    .clock_offset_s = p->clock_offset_s,
+	    .clock_offset_ns = p->clock_offset_ns,
 	};
 
 	ht_tsdl_write_preamble(f, &pre);

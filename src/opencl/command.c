@@ -165,17 +165,17 @@ void ht_cl_cmd_end(struct ht_cl_cmd *c, cl_int code, cl_event *app_event, cl_boo
 	p->ev = ev;
 	p->app_event = app_event != NULL;
 	p->queue = r;
-	p->dc.corr = c->corr;
-	p->dc.queue = (uintptr_t)r->q;
-	p->dc.device = r->device_index;
-	p->dc.kind = c->kind;
-	p->dc.cmd = c->cmd;
-	p->dc.ts_domain = HT_DOM_DEVICE;
-	p->dc.bytes = c->bytes;
-	p->dc.name = c->name;
-	memcpy(p->dc.global, c->global, sizeof p->dc.global);
-	memcpy(p->dc.local, c->local, sizeof p->dc.local);
-	p->dc.host_before_raw = c->host_raw;
+	p->dc.ev.corr = c->corr;
+	p->dc.ev.queue = (uintptr_t)r->q;
+	p->dc.ev.device = r->device_index;
+	p->dc.ev.kind = c->kind;
+	p->dc.ev.cmd = c->cmd;
+	p->dc.ev.ts_domain = HT_DOM_DEVICE;
+	p->dc.ev.bytes = c->bytes;
+	p->dc.ev.name = c->name;
+	memcpy(p->dc.ev.global, c->global, sizeof p->dc.ev.global);
+	memcpy(p->dc.ev.local, c->local, sizeof p->dc.ev.local);
+	p->dc.ev.host_before = c->host_raw;
 	if (collect_by_callback()) {
 		ht_lock_give(&r->lock);
 		if (HT_CL_REAL(clSetEventCallback)(ev, CL_COMPLETE, completed, p) == CL_SUCCESS)
@@ -189,7 +189,7 @@ void ht_cl_cmd_end(struct ht_cl_cmd *c, cl_int code, cl_event *app_event, cl_boo
 		r->head = p;
 	r->tail = p;
 	n = ++r->npending;
-	__atomic_store_n(&r->tail_corr, p->dc.corr, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->tail_corr, p->dc.ev.corr, __ATOMIC_RELAXED);
 	ht_lock_give(&r->lock);
 	if (!__atomic_load_n(&exit_hooked, __ATOMIC_RELAXED) &&
 	    !__atomic_exchange_n(&exit_hooked, 1, __ATOMIC_RELAXED))
@@ -218,7 +218,7 @@ static int emit(struct ht_cl_queue *r, struct ht_cl_pending *p, int inferred, ui
 	struct ht_stream *s = ht_cl_queue_stream(r);
 	struct ht_device_command *dc = &p->dc;
 	cl_ulong ts[4] = {0, 0, 0, 0};
-	cl_command_type type = dc->cmd;
+	cl_command_type type = dc->ev.cmd;
 	cl_int status = p->status;
 	int have = 0;
 
@@ -249,15 +249,15 @@ static int emit(struct ht_cl_queue *r, struct ht_cl_pending *p, int inferred, ui
 		p->status = status;
 		return 0;
 	}
-	dc->cmd = type;
-	dc->status = status;
-	dc->queued = ts[0];
-	dc->submit = ts[1];
-	dc->start = ts[2];
-	dc->end = ts[3];
+	dc->ev.cmd = type;
+	dc->ev.status = status;
+	dc->ev.queued = ts[0];
+	dc->ev.submit = ts[1];
+	dc->ev.start = ts[2];
+	dc->ev.end = ts[3];
 	/* the enqueue began before QUEUED; completion was seen before this event */
 	if (!have)
-		dc->host_before_raw = 0;
+		dc->ev.host_before = 0;
 	dc->seen_raw = seen_raw;
 	ht_emit_device_command(s, dc);
 	if (!have)
@@ -286,7 +286,7 @@ uint64_t ht_cl_collect_rec(struct ht_cl_queue *r, int final, uint64_t upto)
 	 * just waited for: they are complete without asking (saves a query
 	 * each). Another collector may have taken it already.
 	 */
-	for (p = list; p && p->dc.corr != upto; p = p->next)
+	for (p = list; p && p->dc.ev.corr != upto; p = p->next)
 		;
 	if (!p)
 		upto = 0;
@@ -294,7 +294,7 @@ uint64_t ht_cl_collect_rec(struct ht_cl_queue *r, int final, uint64_t upto)
 		p->inferred = upto != 0;
 		if (upto) {
 			p->status = CL_COMPLETE;
-			if (p->dc.corr == upto)
+			if (p->dc.ev.corr == upto)
 				upto = 0;
 			continue;
 		}

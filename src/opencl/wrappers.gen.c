@@ -2410,7 +2410,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetPlatformIDs(cl_uint num_entries, cl_platfor
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[2] = {
 			(uint64_t)num_entries,
@@ -2426,7 +2425,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform, cl_pl
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetPlatformInfo_t)ht_cl_real[1])(platform, param_name, param_value_size, param_value, param_value_size_ret);
@@ -2436,8 +2435,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform, cl_pl
 	ret = ((ht_cl_clGetPlatformInfo_t)ht_cl_real[1])(platform, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)platform,
@@ -2465,7 +2462,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id platform, cl_devic
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[4] = {
 			(uintptr_t)platform,
@@ -2483,7 +2479,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetDeviceInfo_t)ht_cl_real[3])(device, param_name, param_value_size, param_value, param_value_size_ret);
@@ -2493,8 +2489,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
 	ret = ((ht_cl_clGetDeviceInfo_t)ht_cl_real[3])(device, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)device,
@@ -2522,7 +2516,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clCreateSubDevices(cl_device_id in_device, const
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)in_device,
@@ -2539,7 +2532,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clRetainDevice(cl_device_id device)
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clRetainDevice_t)ht_cl_real[5])(device);
@@ -2549,8 +2542,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clRetainDevice(cl_device_id device)
 	ret = ((ht_cl_clRetainDevice_t)ht_cl_real[5])(device);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)device,
@@ -2565,7 +2556,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clReleaseDevice(cl_device_id device)
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clReleaseDevice_t)ht_cl_real[6])(device);
@@ -2575,8 +2566,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clReleaseDevice(cl_device_id device)
 	ret = ((ht_cl_clReleaseDevice_t)ht_cl_real[6])(device);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)device,
@@ -2591,7 +2580,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clSetDefaultDeviceCommandQueue(cl_context contex
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clSetDefaultDeviceCommandQueue_t)ht_cl_real[7])(context, device, command_queue);
@@ -2601,8 +2590,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clSetDefaultDeviceCommandQueue(cl_context contex
 	ret = ((ht_cl_clSetDefaultDeviceCommandQueue_t)ht_cl_real[7])(context, device, command_queue);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)context,
@@ -2619,7 +2606,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetDeviceAndHostTimer(cl_device_id device, cl_
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetDeviceAndHostTimer_t)ht_cl_real[8])(device, device_timestamp, host_timestamp);
@@ -2629,8 +2616,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetDeviceAndHostTimer(cl_device_id device, cl_
 	ret = ((ht_cl_clGetDeviceAndHostTimer_t)ht_cl_real[8])(device, device_timestamp, host_timestamp);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)device,
@@ -2645,7 +2630,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetHostTimer(cl_device_id device, cl_ulong * h
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetHostTimer_t)ht_cl_real[9])(device, host_timestamp);
@@ -2655,8 +2640,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetHostTimer(cl_device_id device, cl_ulong * h
 	ret = ((ht_cl_clGetHostTimer_t)ht_cl_real[9])(device, host_timestamp);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)device,
@@ -2673,7 +2656,7 @@ HT_CL_EXPORT cl_context CL_API_CALL clCreateContext(const cl_context_properties 
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateContext_t)ht_cl_real[10])(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
@@ -2683,8 +2666,6 @@ HT_CL_EXPORT cl_context CL_API_CALL clCreateContext(const cl_context_properties 
 	ret = ((ht_cl_clCreateContext_t)ht_cl_real[10])(properties, num_devices, devices, pfn_notify, user_data, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[2] = {
 			(uint64_t)num_devices,
@@ -2702,7 +2683,7 @@ HT_CL_EXPORT cl_context CL_API_CALL clCreateContextFromType(const cl_context_pro
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateContextFromType_t)ht_cl_real[11])(properties, device_type, pfn_notify, user_data, errcode_ret);
@@ -2712,8 +2693,6 @@ HT_CL_EXPORT cl_context CL_API_CALL clCreateContextFromType(const cl_context_pro
 	ret = ((ht_cl_clCreateContextFromType_t)ht_cl_real[11])(properties, device_type, pfn_notify, user_data, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[2] = {
 			(uint64_t)device_type,
@@ -2729,7 +2708,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clRetainContext(cl_context context)
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clRetainContext_t)ht_cl_real[12])(context);
@@ -2739,8 +2718,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clRetainContext(cl_context context)
 	ret = ((ht_cl_clRetainContext_t)ht_cl_real[12])(context);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)context,
@@ -2755,7 +2732,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clReleaseContext(cl_context context)
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clReleaseContext_t)ht_cl_real[13])(context);
@@ -2766,8 +2743,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clReleaseContext(cl_context context)
 	ret = ((ht_cl_clReleaseContext_t)ht_cl_real[13])(context);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)context,
@@ -2782,7 +2757,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetContextInfo_t)ht_cl_real[14])(context, param_name, param_value_size, param_value, param_value_size_ret);
@@ -2794,8 +2769,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_
 	ret = ((ht_cl_clGetContextInfo_t)ht_cl_real[14])(context, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)context,
@@ -2812,7 +2785,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clSetContextDestructorCallback(cl_context contex
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clSetContextDestructorCallback_t)ht_cl_real[15])(context, pfn_notify, user_data);
@@ -2822,8 +2795,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clSetContextDestructorCallback(cl_context contex
 	ret = ((ht_cl_clSetContextDestructorCallback_t)ht_cl_real[15])(context, pfn_notify, user_data);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)context,
@@ -2840,7 +2811,7 @@ HT_CL_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(cl_
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateCommandQueueWithProperties_t)ht_cl_real[16])(context, device, properties, errcode_ret);
@@ -2850,8 +2821,6 @@ HT_CL_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(cl_
 	ret = ht_cl_queue_create(context, device, 0, properties, 1, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[4] = {
 			(uint64_t)(context),
@@ -2869,7 +2838,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue command_qu
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clRetainCommandQueue_t)ht_cl_real[17])(command_queue);
@@ -2879,8 +2848,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue command_qu
 	ret = ((ht_cl_clRetainCommandQueue_t)ht_cl_real[17])(command_queue);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)command_queue,
@@ -2895,7 +2862,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue command_q
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clReleaseCommandQueue_t)ht_cl_real[18])(command_queue);
@@ -2906,8 +2873,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue command_q
 	ret = ((ht_cl_clReleaseCommandQueue_t)ht_cl_real[18])(command_queue);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)command_queue,
@@ -2922,7 +2887,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue command_q
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ht_cl_queue_get_info(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
@@ -2932,8 +2897,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue command_q
 	ret = ht_cl_queue_get_info(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)command_queue,
@@ -2952,7 +2915,7 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateBuffer(cl_context context, cl_mem_flags 
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateBuffer_t)ht_cl_real[20])(context, flags, size, host_ptr, errcode_ret);
@@ -2962,8 +2925,6 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateBuffer(cl_context context, cl_mem_flags 
 	ret = ((ht_cl_clCreateBuffer_t)ht_cl_real[20])(context, flags, size, host_ptr, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[5] = {
 			(uintptr_t)context,
@@ -2984,7 +2945,7 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateSubBuffer(cl_mem buffer, cl_mem_flags fl
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateSubBuffer_t)ht_cl_real[21])(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
@@ -2994,8 +2955,6 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateSubBuffer(cl_mem buffer, cl_mem_flags fl
 	ret = ((ht_cl_clCreateSubBuffer_t)ht_cl_real[21])(buffer, flags, buffer_create_type, buffer_create_info, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[4] = {
 			(uintptr_t)buffer,
@@ -3015,7 +2974,7 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateImage(cl_context context, cl_mem_flags f
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateImage_t)ht_cl_real[22])(context, flags, image_format, image_desc, host_ptr, errcode_ret);
@@ -3025,8 +2984,6 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateImage(cl_context context, cl_mem_flags f
 	ret = ((ht_cl_clCreateImage_t)ht_cl_real[22])(context, flags, image_format, image_desc, host_ptr, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[4] = {
 			(uintptr_t)context,
@@ -3046,7 +3003,7 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreatePipe(cl_context context, cl_mem_flags fl
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreatePipe_t)ht_cl_real[23])(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
@@ -3056,8 +3013,6 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreatePipe(cl_context context, cl_mem_flags fl
 	ret = ((ht_cl_clCreatePipe_t)ht_cl_real[23])(context, flags, pipe_packet_size, pipe_max_packets, properties, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[5] = {
 			(uintptr_t)context,
@@ -3078,7 +3033,7 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateBufferWithProperties(cl_context context,
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateBufferWithProperties_t)ht_cl_real[24])(context, properties, flags, size, host_ptr, errcode_ret);
@@ -3088,8 +3043,6 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateBufferWithProperties(cl_context context,
 	ret = ((ht_cl_clCreateBufferWithProperties_t)ht_cl_real[24])(context, properties, flags, size, host_ptr, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[5] = {
 			(uintptr_t)context,
@@ -3110,7 +3063,7 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateImageWithProperties(cl_context context, 
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateImageWithProperties_t)ht_cl_real[25])(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
@@ -3120,8 +3073,6 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateImageWithProperties(cl_context context, 
 	ret = ((ht_cl_clCreateImageWithProperties_t)ht_cl_real[25])(context, properties, flags, image_format, image_desc, host_ptr, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[4] = {
 			(uintptr_t)context,
@@ -3139,7 +3090,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clRetainMemObject(cl_mem memobj)
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clRetainMemObject_t)ht_cl_real[26])(memobj);
@@ -3149,8 +3100,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clRetainMemObject(cl_mem memobj)
 	ret = ((ht_cl_clRetainMemObject_t)ht_cl_real[26])(memobj);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)memobj,
@@ -3165,7 +3114,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clReleaseMemObject(cl_mem memobj)
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clReleaseMemObject_t)ht_cl_real[27])(memobj);
@@ -3176,8 +3125,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clReleaseMemObject(cl_mem memobj)
 	ret = ((ht_cl_clReleaseMemObject_t)ht_cl_real[27])(memobj);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)memobj,
@@ -3203,7 +3150,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetSupportedImageFormats(cl_context context, c
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[5] = {
 			(uintptr_t)context,
@@ -3222,7 +3168,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetMemObjectInfo(cl_mem memobj, cl_mem_info pa
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetMemObjectInfo_t)ht_cl_real[29])(memobj, param_name, param_value_size, param_value, param_value_size_ret);
@@ -3234,8 +3180,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetMemObjectInfo(cl_mem memobj, cl_mem_info pa
 	ret = ((ht_cl_clGetMemObjectInfo_t)ht_cl_real[29])(memobj, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)memobj,
@@ -3252,7 +3196,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetImageInfo(cl_mem image, cl_image_info param
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetImageInfo_t)ht_cl_real[30])(image, param_name, param_value_size, param_value, param_value_size_ret);
@@ -3262,8 +3206,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetImageInfo(cl_mem image, cl_image_info param
 	ret = ((ht_cl_clGetImageInfo_t)ht_cl_real[30])(image, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)image,
@@ -3280,7 +3222,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetPipeInfo(cl_mem pipe, cl_pipe_info param_na
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetPipeInfo_t)ht_cl_real[31])(pipe, param_name, param_value_size, param_value, param_value_size_ret);
@@ -3290,8 +3232,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetPipeInfo(cl_mem pipe, cl_pipe_info param_na
 	ret = ((ht_cl_clGetPipeInfo_t)ht_cl_real[31])(pipe, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)pipe,
@@ -3308,7 +3248,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clSetMemObjectDestructorCallback(cl_mem memobj, 
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clSetMemObjectDestructorCallback_t)ht_cl_real[32])(memobj, pfn_notify, user_data);
@@ -3318,8 +3258,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clSetMemObjectDestructorCallback(cl_mem memobj, 
 	ret = ((ht_cl_clSetMemObjectDestructorCallback_t)ht_cl_real[32])(memobj, pfn_notify, user_data);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)memobj,
@@ -3334,7 +3272,7 @@ HT_CL_EXPORT void * CL_API_CALL clSVMAlloc(cl_context context, cl_svm_mem_flags 
 {
 	void * ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clSVMAlloc_t)ht_cl_real[33])(context, flags, size, alignment);
@@ -3344,8 +3282,6 @@ HT_CL_EXPORT void * CL_API_CALL clSVMAlloc(cl_context context, cl_svm_mem_flags 
 	ret = ((ht_cl_clSVMAlloc_t)ht_cl_real[33])(context, flags, size, alignment);
 	ht_errno = errno;
 	code = CL_SUCCESS;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[5] = {
 			(uintptr_t)context,
@@ -3363,7 +3299,7 @@ HT_CL_EXPORT void * CL_API_CALL clSVMAlloc(cl_context context, cl_svm_mem_flags 
 HT_CL_EXPORT void CL_API_CALL clSVMFree(cl_context context, void * svm_pointer)
 {
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return (void)((ht_cl_clSVMFree_t)ht_cl_real[34])(context, svm_pointer);
@@ -3373,8 +3309,6 @@ HT_CL_EXPORT void CL_API_CALL clSVMFree(cl_context context, void * svm_pointer)
 	((ht_cl_clSVMFree_t)ht_cl_real[34])(context, svm_pointer);
 	ht_errno = errno;
 	code = CL_SUCCESS;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[2] = {
 			(uintptr_t)context,
@@ -3391,7 +3325,7 @@ HT_CL_EXPORT cl_sampler CL_API_CALL clCreateSamplerWithProperties(cl_context con
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateSamplerWithProperties_t)ht_cl_real[35])(context, sampler_properties, errcode_ret);
@@ -3401,8 +3335,6 @@ HT_CL_EXPORT cl_sampler CL_API_CALL clCreateSamplerWithProperties(cl_context con
 	ret = ((ht_cl_clCreateSamplerWithProperties_t)ht_cl_real[35])(context, sampler_properties, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[2] = {
 			(uintptr_t)context,
@@ -3418,7 +3350,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clRetainSampler(cl_sampler sampler)
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clRetainSampler_t)ht_cl_real[36])(sampler);
@@ -3428,8 +3360,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clRetainSampler(cl_sampler sampler)
 	ret = ((ht_cl_clRetainSampler_t)ht_cl_real[36])(sampler);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)sampler,
@@ -3444,7 +3374,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clReleaseSampler(cl_sampler sampler)
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clReleaseSampler_t)ht_cl_real[37])(sampler);
@@ -3454,8 +3384,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clReleaseSampler(cl_sampler sampler)
 	ret = ((ht_cl_clReleaseSampler_t)ht_cl_real[37])(sampler);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)sampler,
@@ -3470,7 +3398,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetSamplerInfo(cl_sampler sampler, cl_sampler_
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetSamplerInfo_t)ht_cl_real[38])(sampler, param_name, param_value_size, param_value, param_value_size_ret);
@@ -3480,8 +3408,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetSamplerInfo(cl_sampler sampler, cl_sampler_
 	ret = ((ht_cl_clGetSamplerInfo_t)ht_cl_real[38])(sampler, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)sampler,
@@ -3500,7 +3426,7 @@ HT_CL_EXPORT cl_program CL_API_CALL clCreateProgramWithSource(cl_context context
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateProgramWithSource_t)ht_cl_real[39])(context, count, strings, lengths, errcode_ret);
@@ -3510,8 +3436,6 @@ HT_CL_EXPORT cl_program CL_API_CALL clCreateProgramWithSource(cl_context context
 	ret = ((ht_cl_clCreateProgramWithSource_t)ht_cl_real[39])(context, count, strings, lengths, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)context,
@@ -3530,7 +3454,7 @@ HT_CL_EXPORT cl_program CL_API_CALL clCreateProgramWithBinary(cl_context context
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateProgramWithBinary_t)ht_cl_real[40])(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
@@ -3540,8 +3464,6 @@ HT_CL_EXPORT cl_program CL_API_CALL clCreateProgramWithBinary(cl_context context
 	ret = ((ht_cl_clCreateProgramWithBinary_t)ht_cl_real[40])(context, num_devices, device_list, lengths, binaries, binary_status, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)context,
@@ -3560,7 +3482,7 @@ HT_CL_EXPORT cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateProgramWithBuiltInKernels_t)ht_cl_real[41])(context, num_devices, device_list, kernel_names, errcode_ret);
@@ -3570,8 +3492,6 @@ HT_CL_EXPORT cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context
 	ret = ((ht_cl_clCreateProgramWithBuiltInKernels_t)ht_cl_real[41])(context, num_devices, device_list, kernel_names, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[4] = {
 			(uintptr_t)context,
@@ -3591,7 +3511,7 @@ HT_CL_EXPORT cl_program CL_API_CALL clCreateProgramWithIL(cl_context context, co
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateProgramWithIL_t)ht_cl_real[42])(context, il, length, errcode_ret);
@@ -3601,8 +3521,6 @@ HT_CL_EXPORT cl_program CL_API_CALL clCreateProgramWithIL(cl_context context, co
 	ret = ((ht_cl_clCreateProgramWithIL_t)ht_cl_real[42])(context, il, length, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)context,
@@ -3619,7 +3537,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clRetainProgram(cl_program program)
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clRetainProgram_t)ht_cl_real[43])(program);
@@ -3629,8 +3547,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clRetainProgram(cl_program program)
 	ret = ((ht_cl_clRetainProgram_t)ht_cl_real[43])(program);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)program,
@@ -3645,7 +3561,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clReleaseProgram(cl_program program)
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clReleaseProgram_t)ht_cl_real[44])(program);
@@ -3655,8 +3571,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clReleaseProgram(cl_program program)
 	ret = ((ht_cl_clReleaseProgram_t)ht_cl_real[44])(program);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)program,
@@ -3671,7 +3585,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_d
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clBuildProgram_t)ht_cl_real[45])(program, num_devices, device_list, options, pfn_notify, user_data);
@@ -3681,8 +3595,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_d
 	ret = ((ht_cl_clBuildProgram_t)ht_cl_real[45])(program, num_devices, device_list, options, pfn_notify, user_data);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)program,
@@ -3699,7 +3611,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCompileProgram_t)ht_cl_real[46])(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
@@ -3709,8 +3621,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num
 	ret = ((ht_cl_clCompileProgram_t)ht_cl_real[46])(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[4] = {
 			(uintptr_t)program,
@@ -3730,7 +3640,7 @@ HT_CL_EXPORT cl_program CL_API_CALL clLinkProgram(cl_context context, cl_uint nu
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clLinkProgram_t)ht_cl_real[47])(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
@@ -3740,8 +3650,6 @@ HT_CL_EXPORT cl_program CL_API_CALL clLinkProgram(cl_context context, cl_uint nu
 	ret = ((ht_cl_clLinkProgram_t)ht_cl_real[47])(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[5] = {
 			(uintptr_t)context,
@@ -3760,7 +3668,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clSetProgramReleaseCallback(cl_program program, 
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clSetProgramReleaseCallback_t)ht_cl_real[48])(program, pfn_notify, user_data);
@@ -3770,8 +3678,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clSetProgramReleaseCallback(cl_program program, 
 	ret = ((ht_cl_clSetProgramReleaseCallback_t)ht_cl_real[48])(program, pfn_notify, user_data);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)program,
@@ -3786,7 +3692,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clSetProgramSpecializationConstant(cl_program pr
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clSetProgramSpecializationConstant_t)ht_cl_real[49])(program, spec_id, spec_size, spec_value);
@@ -3796,8 +3702,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clSetProgramSpecializationConstant(cl_program pr
 	ret = ((ht_cl_clSetProgramSpecializationConstant_t)ht_cl_real[49])(program, spec_id, spec_size, spec_value);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)program,
@@ -3814,7 +3718,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clUnloadPlatformCompiler(cl_platform_id platform
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clUnloadPlatformCompiler_t)ht_cl_real[50])(platform);
@@ -3824,8 +3728,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clUnloadPlatformCompiler(cl_platform_id platform
 	ret = ((ht_cl_clUnloadPlatformCompiler_t)ht_cl_real[50])(platform);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)platform,
@@ -3840,7 +3742,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetProgramInfo(cl_program program, cl_program_
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetProgramInfo_t)ht_cl_real[51])(program, param_name, param_value_size, param_value, param_value_size_ret);
@@ -3852,8 +3754,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetProgramInfo(cl_program program, cl_program_
 	ret = ((ht_cl_clGetProgramInfo_t)ht_cl_real[51])(program, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)program,
@@ -3870,7 +3770,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetProgramBuildInfo(cl_program program, cl_dev
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetProgramBuildInfo_t)ht_cl_real[52])(program, device, param_name, param_value_size, param_value, param_value_size_ret);
@@ -3880,8 +3780,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetProgramBuildInfo(cl_program program, cl_dev
 	ret = ((ht_cl_clGetProgramBuildInfo_t)ht_cl_real[52])(program, device, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[4] = {
 			(uintptr_t)program,
@@ -3901,7 +3799,7 @@ HT_CL_EXPORT cl_kernel CL_API_CALL clCreateKernel(cl_program program, const char
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateKernel_t)ht_cl_real[53])(program, kernel_name, errcode_ret);
@@ -3911,8 +3809,6 @@ HT_CL_EXPORT cl_kernel CL_API_CALL clCreateKernel(cl_program program, const char
 	ret = ((ht_cl_clCreateKernel_t)ht_cl_real[53])(program, kernel_name, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	ht_cl_kernel_created(ret, kernel_name);
 	{
 		const uint64_t a[3] = {
@@ -3941,7 +3837,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clCreateKernelsInProgram(cl_program program, cl_
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)program,
@@ -3960,7 +3855,7 @@ HT_CL_EXPORT cl_kernel CL_API_CALL clCloneKernel(cl_kernel source_kernel, cl_int
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCloneKernel_t)ht_cl_real[55])(source_kernel, errcode_ret);
@@ -3970,8 +3865,6 @@ HT_CL_EXPORT cl_kernel CL_API_CALL clCloneKernel(cl_kernel source_kernel, cl_int
 	ret = ((ht_cl_clCloneKernel_t)ht_cl_real[55])(source_kernel, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[2] = {
 			(uintptr_t)source_kernel,
@@ -3987,7 +3880,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clRetainKernel(cl_kernel kernel)
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clRetainKernel_t)ht_cl_real[56])(kernel);
@@ -3997,8 +3890,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clRetainKernel(cl_kernel kernel)
 	ret = ((ht_cl_clRetainKernel_t)ht_cl_real[56])(kernel);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)kernel,
@@ -4013,7 +3904,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clReleaseKernel(cl_kernel kernel)
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clReleaseKernel_t)ht_cl_real[57])(kernel);
@@ -4023,8 +3914,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clReleaseKernel(cl_kernel kernel)
 	ret = ((ht_cl_clReleaseKernel_t)ht_cl_real[57])(kernel);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)kernel,
@@ -4039,7 +3928,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_ind
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clSetKernelArg_t)ht_cl_real[58])(kernel, arg_index, arg_size, arg_value);
@@ -4049,8 +3938,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_ind
 	ret = ((ht_cl_clSetKernelArg_t)ht_cl_real[58])(kernel, arg_index, arg_size, arg_value);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)kernel,
@@ -4067,7 +3954,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel kernel, cl_ui
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clSetKernelArgSVMPointer_t)ht_cl_real[59])(kernel, arg_index, arg_value);
@@ -4077,8 +3964,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel kernel, cl_ui
 	ret = ((ht_cl_clSetKernelArgSVMPointer_t)ht_cl_real[59])(kernel, arg_index, arg_value);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[2] = {
 			(uintptr_t)kernel,
@@ -4094,7 +3979,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel kernel, cl_kernel_
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clSetKernelExecInfo_t)ht_cl_real[60])(kernel, param_name, param_value_size, param_value);
@@ -4104,8 +3989,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel kernel, cl_kernel_
 	ret = ((ht_cl_clSetKernelExecInfo_t)ht_cl_real[60])(kernel, param_name, param_value_size, param_value);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)kernel,
@@ -4122,7 +4005,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetKernelInfo(cl_kernel kernel, cl_kernel_info
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetKernelInfo_t)ht_cl_real[61])(kernel, param_name, param_value_size, param_value, param_value_size_ret);
@@ -4134,8 +4017,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetKernelInfo(cl_kernel kernel, cl_kernel_info
 	ret = ((ht_cl_clGetKernelInfo_t)ht_cl_real[61])(kernel, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)kernel,
@@ -4152,7 +4033,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel kernel, cl_uint arg
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetKernelArgInfo_t)ht_cl_real[62])(kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret);
@@ -4162,8 +4043,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel kernel, cl_uint arg
 	ret = ((ht_cl_clGetKernelArgInfo_t)ht_cl_real[62])(kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[4] = {
 			(uintptr_t)kernel,
@@ -4181,7 +4060,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_de
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetKernelWorkGroupInfo_t)ht_cl_real[63])(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
@@ -4191,8 +4070,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_de
 	ret = ((ht_cl_clGetKernelWorkGroupInfo_t)ht_cl_real[63])(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[4] = {
 			(uintptr_t)kernel,
@@ -4210,7 +4087,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_dev
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetKernelSubGroupInfo_t)ht_cl_real[64])(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
@@ -4220,8 +4097,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_dev
 	ret = ((ht_cl_clGetKernelSubGroupInfo_t)ht_cl_real[64])(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[5] = {
 			(uintptr_t)kernel,
@@ -4240,7 +4115,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_eve
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clWaitForEvents_t)ht_cl_real[65])(num_events, event_list);
@@ -4250,8 +4125,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_eve
 	ret = ((ht_cl_clWaitForEvents_t)ht_cl_real[65])(num_events, event_list);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	ht_cl_collect_all();
 	{
 		const uint64_t a[1] = {
@@ -4267,7 +4140,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info par
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ht_cl_event_get_info(event, param_name, param_value_size, param_value, param_value_size_ret);
@@ -4277,8 +4150,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info par
 	ret = ht_cl_event_get_info(event, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)event,
@@ -4297,7 +4168,7 @@ HT_CL_EXPORT cl_event CL_API_CALL clCreateUserEvent(cl_context context, cl_int *
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateUserEvent_t)ht_cl_real[67])(context, errcode_ret);
@@ -4307,8 +4178,6 @@ HT_CL_EXPORT cl_event CL_API_CALL clCreateUserEvent(cl_context context, cl_int *
 	ret = ((ht_cl_clCreateUserEvent_t)ht_cl_real[67])(context, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[2] = {
 			(uintptr_t)context,
@@ -4324,7 +4193,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clRetainEvent(cl_event event)
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clRetainEvent_t)ht_cl_real[68])(event);
@@ -4334,8 +4203,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clRetainEvent(cl_event event)
 	ret = ((ht_cl_clRetainEvent_t)ht_cl_real[68])(event);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)event,
@@ -4350,7 +4217,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clReleaseEvent(cl_event event)
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clReleaseEvent_t)ht_cl_real[69])(event);
@@ -4360,8 +4227,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clReleaseEvent(cl_event event)
 	ret = ((ht_cl_clReleaseEvent_t)ht_cl_real[69])(event);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)event,
@@ -4376,7 +4241,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clSetUserEventStatus(cl_event event, cl_int exec
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clSetUserEventStatus_t)ht_cl_real[70])(event, execution_status);
@@ -4386,8 +4251,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clSetUserEventStatus(cl_event event, cl_int exec
 	ret = ((ht_cl_clSetUserEventStatus_t)ht_cl_real[70])(event, execution_status);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[2] = {
 			(uintptr_t)event,
@@ -4403,7 +4266,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clSetEventCallback(cl_event event, cl_int comman
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clSetEventCallback_t)ht_cl_real[71])(event, command_exec_callback_type, pfn_notify, user_data);
@@ -4413,8 +4276,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clSetEventCallback(cl_event event, cl_int comman
 	ret = ((ht_cl_clSetEventCallback_t)ht_cl_real[71])(event, command_exec_callback_type, pfn_notify, user_data);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[2] = {
 			(uintptr_t)event,
@@ -4430,7 +4291,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetEventProfilingInfo(cl_event event, cl_profi
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetEventProfilingInfo_t)ht_cl_real[72])(event, param_name, param_value_size, param_value, param_value_size_ret);
@@ -4440,8 +4301,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetEventProfilingInfo(cl_event event, cl_profi
 	ret = ((ht_cl_clGetEventProfilingInfo_t)ht_cl_real[72])(event, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)event,
@@ -4458,7 +4317,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clFlush(cl_command_queue command_queue)
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clFlush_t)ht_cl_real[73])(command_queue);
@@ -4468,8 +4327,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clFlush(cl_command_queue command_queue)
 	ret = ((ht_cl_clFlush_t)ht_cl_real[73])(command_queue);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)command_queue,
@@ -4485,7 +4342,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clFinish(cl_command_queue command_queue)
 	cl_int ret;
 	uint64_t ht_seen;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clFinish_t)ht_cl_real[74])(command_queue);
@@ -4495,8 +4352,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clFinish(cl_command_queue command_queue)
 	ret = ht_cl_finish(command_queue, &ht_seen);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)command_queue,
@@ -4524,7 +4379,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue command_que
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_COPY_D2H;
 	c.cmd = CL_COMMAND_READ_BUFFER;
@@ -4567,7 +4421,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueReadBufferRect(cl_command_queue command
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_COPY_D2H;
 	c.cmd = CL_COMMAND_READ_BUFFER_RECT;
@@ -4612,7 +4465,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue command_qu
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_COPY_H2D;
 	c.cmd = CL_COMMAND_WRITE_BUFFER;
@@ -4655,7 +4507,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueWriteBufferRect(cl_command_queue comman
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_COPY_H2D;
 	c.cmd = CL_COMMAND_WRITE_BUFFER_RECT;
@@ -4700,7 +4551,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue command_que
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_FILL;
 	c.cmd = CL_COMMAND_FILL_BUFFER;
@@ -4742,7 +4592,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue command_que
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_COPY_D2D;
 	c.cmd = CL_COMMAND_COPY_BUFFER;
@@ -4785,7 +4634,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferRect(cl_command_queue command
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_COPY_D2D;
 	c.cmd = CL_COMMAND_COPY_BUFFER_RECT;
@@ -4829,7 +4677,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueReadImage(cl_command_queue command_queu
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_COPY_D2H;
 	c.cmd = CL_COMMAND_READ_IMAGE;
@@ -4872,7 +4719,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueWriteImage(cl_command_queue command_que
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_COPY_H2D;
 	c.cmd = CL_COMMAND_WRITE_IMAGE;
@@ -4915,7 +4761,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueFillImage(cl_command_queue command_queu
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_FILL;
 	c.cmd = CL_COMMAND_FILL_IMAGE;
@@ -4954,7 +4799,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueCopyImage(cl_command_queue command_queu
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_COPY_D2D;
 	c.cmd = CL_COMMAND_COPY_IMAGE;
@@ -4994,7 +4838,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueCopyImageToBuffer(cl_command_queue comm
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_COPY_D2D;
 	c.cmd = CL_COMMAND_COPY_IMAGE_TO_BUFFER;
@@ -5035,7 +4878,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferToImage(cl_command_queue comm
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_COPY_D2D;
 	c.cmd = CL_COMMAND_COPY_BUFFER_TO_IMAGE;
@@ -5078,7 +4920,6 @@ HT_CL_EXPORT void * CL_API_CALL clEnqueueMapBuffer(cl_command_queue command_queu
 	ht_errno = errno;
 	code = *ht_errp;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_MAP;
 	c.cmd = CL_COMMAND_MAP_BUFFER;
@@ -5124,7 +4965,6 @@ HT_CL_EXPORT void * CL_API_CALL clEnqueueMapImage(cl_command_queue command_queue
 	ht_errno = errno;
 	code = *ht_errp;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_MAP;
 	c.cmd = CL_COMMAND_MAP_IMAGE;
@@ -5166,7 +5006,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue command
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_UNMAP;
 	c.cmd = CL_COMMAND_UNMAP_MEM_OBJECT;
@@ -5206,7 +5045,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue comm
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_MIGRATE;
 	c.cmd = CL_COMMAND_MIGRATE_MEM_OBJECTS;
@@ -5246,7 +5084,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_KERNEL;
 	c.cmd = CL_COMMAND_NDRANGE_KERNEL;
@@ -5293,7 +5130,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue command_q
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_KERNEL;
 	c.cmd = CL_COMMAND_NATIVE_KERNEL;
@@ -5335,7 +5171,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue com
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_MARKER;
 	c.cmd = CL_COMMAND_MARKER;
@@ -5373,7 +5208,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue co
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_BARRIER;
 	c.cmd = CL_COMMAND_BARRIER;
@@ -5411,7 +5245,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueSVMFree(cl_command_queue command_queue,
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = CL_COMMAND_SVM_FREE;
@@ -5450,7 +5283,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueSVMMemcpy(cl_command_queue command_queu
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_COPY_D2D;
 	c.cmd = CL_COMMAND_SVM_MEMCPY;
@@ -5492,7 +5324,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueSVMMemFill(cl_command_queue command_que
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_FILL;
 	c.cmd = CL_COMMAND_SVM_MEMFILL;
@@ -5533,7 +5364,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue command_queue, 
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_MAP;
 	c.cmd = CL_COMMAND_SVM_MAP;
@@ -5575,7 +5405,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueSVMUnmap(cl_command_queue command_queue
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_UNMAP;
 	c.cmd = CL_COMMAND_SVM_UNMAP;
@@ -5614,7 +5443,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueSVMMigrateMem(cl_command_queue command_
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_MIGRATE;
 	c.cmd = CL_COMMAND_SVM_MIGRATE_MEM;
@@ -5641,7 +5469,7 @@ HT_CL_EXPORT void * CL_API_CALL clGetExtensionFunctionAddressForPlatform(cl_plat
 {
 	void * ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ht_cl_ext_address(platform, func_name, 1);
@@ -5651,8 +5479,6 @@ HT_CL_EXPORT void * CL_API_CALL clGetExtensionFunctionAddressForPlatform(cl_plat
 	ret = ht_cl_ext_address(platform, func_name, 1);
 	ht_errno = errno;
 	code = CL_SUCCESS;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)platform,
@@ -5669,7 +5495,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clSetCommandQueueProperty(cl_command_queue comma
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ht_cl_queue_set_property(command_queue, properties, enable, old_properties);
@@ -5679,8 +5505,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clSetCommandQueueProperty(cl_command_queue comma
 	ret = ht_cl_queue_set_property(command_queue, properties, enable, old_properties);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)command_queue,
@@ -5699,7 +5523,7 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateImage2D(cl_context context, cl_mem_flags
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateImage2D_t)ht_cl_real[104])(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
@@ -5709,8 +5533,6 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateImage2D(cl_context context, cl_mem_flags
 	ret = ((ht_cl_clCreateImage2D_t)ht_cl_real[104])(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[7] = {
 			(uintptr_t)context,
@@ -5733,7 +5555,7 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateImage3D(cl_context context, cl_mem_flags
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateImage3D_t)ht_cl_real[105])(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
@@ -5743,8 +5565,6 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateImage3D(cl_context context, cl_mem_flags
 	ret = ((ht_cl_clCreateImage3D_t)ht_cl_real[105])(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[9] = {
 			(uintptr_t)context,
@@ -5780,7 +5600,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueMarker(cl_command_queue command_queue, 
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_MARKER;
 	c.cmd = CL_COMMAND_MARKER;
@@ -5804,7 +5623,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue command_
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueWaitForEvents_t)ht_cl_real[107])(command_queue, num_events, event_list);
@@ -5814,8 +5633,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue command_
 	ret = ((ht_cl_clEnqueueWaitForEvents_t)ht_cl_real[107])(command_queue, num_events, event_list);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[2] = {
 			(uintptr_t)command_queue,
@@ -5831,7 +5648,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue command_queue)
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clEnqueueBarrier_t)ht_cl_real[108])(command_queue);
@@ -5841,8 +5658,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue command_queue)
 	ret = ((ht_cl_clEnqueueBarrier_t)ht_cl_real[108])(command_queue);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)command_queue,
@@ -5857,7 +5672,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clUnloadCompiler(void)
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clUnloadCompiler_t)ht_cl_real[109])();
@@ -5867,8 +5682,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clUnloadCompiler(void)
 	ret = ((ht_cl_clUnloadCompiler_t)ht_cl_real[109])();
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	ht_emit_api_end(HT_FN_BASE_OPENCL + 109, code, NULL, 0);
 	errno = ht_errno;
 	return ret;
@@ -5878,7 +5691,7 @@ HT_CL_EXPORT void * CL_API_CALL clGetExtensionFunctionAddress(const char * func_
 {
 	void * ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ht_cl_ext_address(NULL, func_name, 0);
@@ -5888,8 +5701,6 @@ HT_CL_EXPORT void * CL_API_CALL clGetExtensionFunctionAddress(const char * func_
 	ret = ht_cl_ext_address(NULL, func_name, 0);
 	ht_errno = errno;
 	code = CL_SUCCESS;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[2] = {
 			(uint64_t)(ht_cl_str(func_name)),
@@ -5907,7 +5718,7 @@ HT_CL_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context contex
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateCommandQueue_t)ht_cl_real[111])(context, device, properties, errcode_ret);
@@ -5917,8 +5728,6 @@ HT_CL_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context contex
 	ret = ht_cl_queue_create(context, device, properties, NULL, 0, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[4] = {
 			(uint64_t)(context),
@@ -5938,7 +5747,7 @@ HT_CL_EXPORT cl_sampler CL_API_CALL clCreateSampler(cl_context context, cl_bool 
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateSampler_t)ht_cl_real[112])(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
@@ -5948,8 +5757,6 @@ HT_CL_EXPORT cl_sampler CL_API_CALL clCreateSampler(cl_context context, cl_bool 
 	ret = ((ht_cl_clCreateSampler_t)ht_cl_real[112])(context, normalized_coords, addressing_mode, filter_mode, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[5] = {
 			(uintptr_t)context,
@@ -5981,7 +5788,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueTask(cl_command_queue command_queue, cl
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_KERNEL;
 	c.cmd = CL_COMMAND_TASK;
@@ -6010,7 +5816,7 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateFromGLBuffer(cl_context context, cl_mem_
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateFromGLBuffer_t)ht_cl_real[114])(context, flags, bufobj, errcode_ret);
@@ -6020,8 +5826,6 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateFromGLBuffer(cl_context context, cl_mem_
 	ret = ((ht_cl_clCreateFromGLBuffer_t)ht_cl_real[114])(context, flags, bufobj, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[4] = {
 			(uintptr_t)context,
@@ -6041,7 +5845,7 @@ static cl_mem CL_API_CALL ext_clCreateFromGLBuffer(cl_context context, cl_mem_fl
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateFromGLBuffer_t)ht_cl_ext_real[114])(context, flags, bufobj, errcode_ret);
@@ -6051,8 +5855,6 @@ static cl_mem CL_API_CALL ext_clCreateFromGLBuffer(cl_context context, cl_mem_fl
 	ret = ((ht_cl_clCreateFromGLBuffer_t)ht_cl_ext_real[114])(context, flags, bufobj, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[4] = {
 			(uintptr_t)context,
@@ -6072,7 +5874,7 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateFromGLTexture(cl_context context, cl_mem
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateFromGLTexture_t)ht_cl_real[115])(context, flags, target, miplevel, texture, errcode_ret);
@@ -6082,8 +5884,6 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateFromGLTexture(cl_context context, cl_mem
 	ret = ((ht_cl_clCreateFromGLTexture_t)ht_cl_real[115])(context, flags, target, miplevel, texture, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[6] = {
 			(uintptr_t)context,
@@ -6105,7 +5905,7 @@ static cl_mem CL_API_CALL ext_clCreateFromGLTexture(cl_context context, cl_mem_f
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateFromGLTexture_t)ht_cl_ext_real[115])(context, flags, target, miplevel, texture, errcode_ret);
@@ -6115,8 +5915,6 @@ static cl_mem CL_API_CALL ext_clCreateFromGLTexture(cl_context context, cl_mem_f
 	ret = ((ht_cl_clCreateFromGLTexture_t)ht_cl_ext_real[115])(context, flags, target, miplevel, texture, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[6] = {
 			(uintptr_t)context,
@@ -6138,7 +5936,7 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateFromGLRenderbuffer(cl_context context, c
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateFromGLRenderbuffer_t)ht_cl_real[116])(context, flags, renderbuffer, errcode_ret);
@@ -6148,8 +5946,6 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateFromGLRenderbuffer(cl_context context, c
 	ret = ((ht_cl_clCreateFromGLRenderbuffer_t)ht_cl_real[116])(context, flags, renderbuffer, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[4] = {
 			(uintptr_t)context,
@@ -6169,7 +5965,7 @@ static cl_mem CL_API_CALL ext_clCreateFromGLRenderbuffer(cl_context context, cl_
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateFromGLRenderbuffer_t)ht_cl_ext_real[116])(context, flags, renderbuffer, errcode_ret);
@@ -6179,8 +5975,6 @@ static cl_mem CL_API_CALL ext_clCreateFromGLRenderbuffer(cl_context context, cl_
 	ret = ((ht_cl_clCreateFromGLRenderbuffer_t)ht_cl_ext_real[116])(context, flags, renderbuffer, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[4] = {
 			(uintptr_t)context,
@@ -6198,7 +5992,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetGLObjectInfo(cl_mem memobj, cl_gl_object_ty
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetGLObjectInfo_t)ht_cl_real[117])(memobj, gl_object_type, gl_object_name);
@@ -6208,8 +6002,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetGLObjectInfo(cl_mem memobj, cl_gl_object_ty
 	ret = ((ht_cl_clGetGLObjectInfo_t)ht_cl_real[117])(memobj, gl_object_type, gl_object_name);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)memobj,
@@ -6224,7 +6016,7 @@ static cl_int CL_API_CALL ext_clGetGLObjectInfo(cl_mem memobj, cl_gl_object_type
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetGLObjectInfo_t)ht_cl_ext_real[117])(memobj, gl_object_type, gl_object_name);
@@ -6234,8 +6026,6 @@ static cl_int CL_API_CALL ext_clGetGLObjectInfo(cl_mem memobj, cl_gl_object_type
 	ret = ((ht_cl_clGetGLObjectInfo_t)ht_cl_ext_real[117])(memobj, gl_object_type, gl_object_name);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)memobj,
@@ -6250,7 +6040,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetGLTextureInfo(cl_mem memobj, cl_gl_texture_
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetGLTextureInfo_t)ht_cl_real[118])(memobj, param_name, param_value_size, param_value, param_value_size_ret);
@@ -6260,8 +6050,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetGLTextureInfo(cl_mem memobj, cl_gl_texture_
 	ret = ((ht_cl_clGetGLTextureInfo_t)ht_cl_real[118])(memobj, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)memobj,
@@ -6278,7 +6066,7 @@ static cl_int CL_API_CALL ext_clGetGLTextureInfo(cl_mem memobj, cl_gl_texture_in
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetGLTextureInfo_t)ht_cl_ext_real[118])(memobj, param_name, param_value_size, param_value, param_value_size_ret);
@@ -6288,8 +6076,6 @@ static cl_int CL_API_CALL ext_clGetGLTextureInfo(cl_mem memobj, cl_gl_texture_in
 	ret = ((ht_cl_clGetGLTextureInfo_t)ht_cl_ext_real[118])(memobj, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)memobj,
@@ -6319,7 +6105,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueAcquireGLObjects(cl_command_queue comma
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = CL_COMMAND_ACQUIRE_GL_OBJECTS;
@@ -6358,7 +6143,6 @@ static cl_int CL_API_CALL ext_clEnqueueAcquireGLObjects(cl_command_queue command
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = CL_COMMAND_ACQUIRE_GL_OBJECTS;
@@ -6397,7 +6181,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueReleaseGLObjects(cl_command_queue comma
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = CL_COMMAND_RELEASE_GL_OBJECTS;
@@ -6436,7 +6219,6 @@ static cl_int CL_API_CALL ext_clEnqueueReleaseGLObjects(cl_command_queue command
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = CL_COMMAND_RELEASE_GL_OBJECTS;
@@ -6464,7 +6246,7 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateFromGLTexture2D(cl_context context, cl_m
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateFromGLTexture2D_t)ht_cl_real[121])(context, flags, target, miplevel, texture, errcode_ret);
@@ -6474,8 +6256,6 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateFromGLTexture2D(cl_context context, cl_m
 	ret = ((ht_cl_clCreateFromGLTexture2D_t)ht_cl_real[121])(context, flags, target, miplevel, texture, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[6] = {
 			(uintptr_t)context,
@@ -6497,7 +6277,7 @@ static cl_mem CL_API_CALL ext_clCreateFromGLTexture2D(cl_context context, cl_mem
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateFromGLTexture2D_t)ht_cl_ext_real[121])(context, flags, target, miplevel, texture, errcode_ret);
@@ -6507,8 +6287,6 @@ static cl_mem CL_API_CALL ext_clCreateFromGLTexture2D(cl_context context, cl_mem
 	ret = ((ht_cl_clCreateFromGLTexture2D_t)ht_cl_ext_real[121])(context, flags, target, miplevel, texture, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[6] = {
 			(uintptr_t)context,
@@ -6530,7 +6308,7 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateFromGLTexture3D(cl_context context, cl_m
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateFromGLTexture3D_t)ht_cl_real[122])(context, flags, target, miplevel, texture, errcode_ret);
@@ -6540,8 +6318,6 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateFromGLTexture3D(cl_context context, cl_m
 	ret = ((ht_cl_clCreateFromGLTexture3D_t)ht_cl_real[122])(context, flags, target, miplevel, texture, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[6] = {
 			(uintptr_t)context,
@@ -6563,7 +6339,7 @@ static cl_mem CL_API_CALL ext_clCreateFromGLTexture3D(cl_context context, cl_mem
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateFromGLTexture3D_t)ht_cl_ext_real[122])(context, flags, target, miplevel, texture, errcode_ret);
@@ -6573,8 +6349,6 @@ static cl_mem CL_API_CALL ext_clCreateFromGLTexture3D(cl_context context, cl_mem
 	ret = ((ht_cl_clCreateFromGLTexture3D_t)ht_cl_ext_real[122])(context, flags, target, miplevel, texture, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[6] = {
 			(uintptr_t)context,
@@ -6594,7 +6368,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetGLContextInfoKHR(const cl_context_propertie
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetGLContextInfoKHR_t)ht_cl_real[123])(properties, param_name, param_value_size, param_value, param_value_size_ret);
@@ -6604,8 +6378,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetGLContextInfoKHR(const cl_context_propertie
 	ret = ((ht_cl_clGetGLContextInfoKHR_t)ht_cl_real[123])(properties, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[2] = {
 			(uint64_t)param_name,
@@ -6621,7 +6393,7 @@ static cl_int CL_API_CALL ext_clGetGLContextInfoKHR(const cl_context_properties 
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetGLContextInfoKHR_t)ht_cl_ext_real[123])(properties, param_name, param_value_size, param_value, param_value_size_ret);
@@ -6631,8 +6403,6 @@ static cl_int CL_API_CALL ext_clGetGLContextInfoKHR(const cl_context_properties 
 	ret = ((ht_cl_clGetGLContextInfoKHR_t)ht_cl_ext_real[123])(properties, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[2] = {
 			(uint64_t)param_name,
@@ -6650,7 +6420,7 @@ HT_CL_EXPORT cl_event CL_API_CALL clCreateEventFromGLsyncKHR(cl_context context,
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateEventFromGLsyncKHR_t)ht_cl_real[124])(context, sync, errcode_ret);
@@ -6660,8 +6430,6 @@ HT_CL_EXPORT cl_event CL_API_CALL clCreateEventFromGLsyncKHR(cl_context context,
 	ret = ((ht_cl_clCreateEventFromGLsyncKHR_t)ht_cl_real[124])(context, sync, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)context,
@@ -6680,7 +6448,7 @@ static cl_event CL_API_CALL ext_clCreateEventFromGLsyncKHR(cl_context context, c
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateEventFromGLsyncKHR_t)ht_cl_ext_real[124])(context, sync, errcode_ret);
@@ -6690,8 +6458,6 @@ static cl_event CL_API_CALL ext_clCreateEventFromGLsyncKHR(cl_context context, c
 	ret = ((ht_cl_clCreateEventFromGLsyncKHR_t)ht_cl_ext_real[124])(context, sync, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)context,
@@ -6719,7 +6485,6 @@ static cl_int CL_API_CALL ext_clGetSupportedGLTextureFormatsINTEL(cl_context con
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[5] = {
 			(uintptr_t)context,
@@ -6740,7 +6505,7 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateFromEGLImageKHR(cl_context context, CLeg
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateFromEGLImageKHR_t)ht_cl_real[126])(context, egldisplay, eglimage, flags, properties, errcode_ret);
@@ -6750,8 +6515,6 @@ HT_CL_EXPORT cl_mem CL_API_CALL clCreateFromEGLImageKHR(cl_context context, CLeg
 	ret = ((ht_cl_clCreateFromEGLImageKHR_t)ht_cl_real[126])(context, egldisplay, eglimage, flags, properties, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[5] = {
 			(uintptr_t)context,
@@ -6772,7 +6535,7 @@ static cl_mem CL_API_CALL ext_clCreateFromEGLImageKHR(cl_context context, CLeglD
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateFromEGLImageKHR_t)ht_cl_ext_real[126])(context, egldisplay, eglimage, flags, properties, errcode_ret);
@@ -6782,8 +6545,6 @@ static cl_mem CL_API_CALL ext_clCreateFromEGLImageKHR(cl_context context, CLeglD
 	ret = ((ht_cl_clCreateFromEGLImageKHR_t)ht_cl_ext_real[126])(context, egldisplay, eglimage, flags, properties, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[5] = {
 			(uintptr_t)context,
@@ -6815,7 +6576,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueAcquireEGLObjectsKHR(cl_command_queue c
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = 0;
@@ -6854,7 +6614,6 @@ static cl_int CL_API_CALL ext_clEnqueueAcquireEGLObjectsKHR(cl_command_queue com
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = 0;
@@ -6893,7 +6652,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueReleaseEGLObjectsKHR(cl_command_queue c
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = 0;
@@ -6932,7 +6690,6 @@ static cl_int CL_API_CALL ext_clEnqueueReleaseEGLObjectsKHR(cl_command_queue com
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = 0;
@@ -6960,7 +6717,7 @@ HT_CL_EXPORT cl_event CL_API_CALL clCreateEventFromEGLSyncKHR(cl_context context
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateEventFromEGLSyncKHR_t)ht_cl_real[129])(context, sync, display, errcode_ret);
@@ -6970,8 +6727,6 @@ HT_CL_EXPORT cl_event CL_API_CALL clCreateEventFromEGLSyncKHR(cl_context context
 	ret = ((ht_cl_clCreateEventFromEGLSyncKHR_t)ht_cl_real[129])(context, sync, display, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[4] = {
 			(uintptr_t)context,
@@ -6991,7 +6746,7 @@ static cl_event CL_API_CALL ext_clCreateEventFromEGLSyncKHR(cl_context context, 
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateEventFromEGLSyncKHR_t)ht_cl_ext_real[129])(context, sync, display, errcode_ret);
@@ -7001,8 +6756,6 @@ static cl_event CL_API_CALL ext_clCreateEventFromEGLSyncKHR(cl_context context, 
 	ret = ((ht_cl_clCreateEventFromEGLSyncKHR_t)ht_cl_ext_real[129])(context, sync, display, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[4] = {
 			(uintptr_t)context,
@@ -7022,7 +6775,7 @@ static cl_command_buffer_khr CL_API_CALL ext_clCreateCommandBufferKHR(cl_uint nu
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateCommandBufferKHR_t)ht_cl_ext_real[130])(num_queues, queues, properties, errcode_ret);
@@ -7032,8 +6785,6 @@ static cl_command_buffer_khr CL_API_CALL ext_clCreateCommandBufferKHR(cl_uint nu
 	ret = ((ht_cl_clCreateCommandBufferKHR_t)ht_cl_ext_real[130])(num_queues, queues, properties, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[2] = {
 			(uint64_t)num_queues,
@@ -7049,7 +6800,7 @@ static cl_int CL_API_CALL ext_clFinalizeCommandBufferKHR(cl_command_buffer_khr c
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clFinalizeCommandBufferKHR_t)ht_cl_ext_real[131])(command_buffer);
@@ -7059,8 +6810,6 @@ static cl_int CL_API_CALL ext_clFinalizeCommandBufferKHR(cl_command_buffer_khr c
 	ret = ((ht_cl_clFinalizeCommandBufferKHR_t)ht_cl_ext_real[131])(command_buffer);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)command_buffer,
@@ -7075,7 +6824,7 @@ static cl_int CL_API_CALL ext_clRetainCommandBufferKHR(cl_command_buffer_khr com
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clRetainCommandBufferKHR_t)ht_cl_ext_real[132])(command_buffer);
@@ -7085,8 +6834,6 @@ static cl_int CL_API_CALL ext_clRetainCommandBufferKHR(cl_command_buffer_khr com
 	ret = ((ht_cl_clRetainCommandBufferKHR_t)ht_cl_ext_real[132])(command_buffer);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)command_buffer,
@@ -7101,7 +6848,7 @@ static cl_int CL_API_CALL ext_clReleaseCommandBufferKHR(cl_command_buffer_khr co
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clReleaseCommandBufferKHR_t)ht_cl_ext_real[133])(command_buffer);
@@ -7111,8 +6858,6 @@ static cl_int CL_API_CALL ext_clReleaseCommandBufferKHR(cl_command_buffer_khr co
 	ret = ((ht_cl_clReleaseCommandBufferKHR_t)ht_cl_ext_real[133])(command_buffer);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)command_buffer,
@@ -7138,7 +6883,6 @@ static cl_int CL_API_CALL ext_clEnqueueCommandBufferKHR(cl_uint num_queues, cl_c
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	{
 		const uint64_t a[4] = {
@@ -7157,7 +6901,7 @@ static cl_int CL_API_CALL ext_clCommandBarrierWithWaitListKHR(cl_command_buffer_
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCommandBarrierWithWaitListKHR_t)ht_cl_ext_real[135])(command_buffer, command_queue, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
@@ -7167,8 +6911,6 @@ static cl_int CL_API_CALL ext_clCommandBarrierWithWaitListKHR(cl_command_buffer_
 	ret = ((ht_cl_clCommandBarrierWithWaitListKHR_t)ht_cl_ext_real[135])(command_buffer, command_queue, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)command_buffer,
@@ -7185,7 +6927,7 @@ static cl_int CL_API_CALL ext_clCommandCopyBufferKHR(cl_command_buffer_khr comma
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCommandCopyBufferKHR_t)ht_cl_ext_real[136])(command_buffer, command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
@@ -7195,8 +6937,6 @@ static cl_int CL_API_CALL ext_clCommandCopyBufferKHR(cl_command_buffer_khr comma
 	ret = ((ht_cl_clCommandCopyBufferKHR_t)ht_cl_ext_real[136])(command_buffer, command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[8] = {
 			(uintptr_t)command_buffer,
@@ -7218,7 +6958,7 @@ static cl_int CL_API_CALL ext_clCommandCopyBufferRectKHR(cl_command_buffer_khr c
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCommandCopyBufferRectKHR_t)ht_cl_ext_real[137])(command_buffer, command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
@@ -7228,8 +6968,6 @@ static cl_int CL_API_CALL ext_clCommandCopyBufferRectKHR(cl_command_buffer_khr c
 	ret = ((ht_cl_clCommandCopyBufferRectKHR_t)ht_cl_ext_real[137])(command_buffer, command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[9] = {
 			(uintptr_t)command_buffer,
@@ -7252,7 +6990,7 @@ static cl_int CL_API_CALL ext_clCommandCopyBufferToImageKHR(cl_command_buffer_kh
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCommandCopyBufferToImageKHR_t)ht_cl_ext_real[138])(command_buffer, command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
@@ -7262,8 +7000,6 @@ static cl_int CL_API_CALL ext_clCommandCopyBufferToImageKHR(cl_command_buffer_kh
 	ret = ((ht_cl_clCommandCopyBufferToImageKHR_t)ht_cl_ext_real[138])(command_buffer, command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[6] = {
 			(uintptr_t)command_buffer,
@@ -7283,7 +7019,7 @@ static cl_int CL_API_CALL ext_clCommandCopyImageKHR(cl_command_buffer_khr comman
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCommandCopyImageKHR_t)ht_cl_ext_real[139])(command_buffer, command_queue, src_image, dst_image, src_origin, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
@@ -7293,8 +7029,6 @@ static cl_int CL_API_CALL ext_clCommandCopyImageKHR(cl_command_buffer_khr comman
 	ret = ((ht_cl_clCommandCopyImageKHR_t)ht_cl_ext_real[139])(command_buffer, command_queue, src_image, dst_image, src_origin, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[5] = {
 			(uintptr_t)command_buffer,
@@ -7313,7 +7047,7 @@ static cl_int CL_API_CALL ext_clCommandCopyImageToBufferKHR(cl_command_buffer_kh
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCommandCopyImageToBufferKHR_t)ht_cl_ext_real[140])(command_buffer, command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
@@ -7323,8 +7057,6 @@ static cl_int CL_API_CALL ext_clCommandCopyImageToBufferKHR(cl_command_buffer_kh
 	ret = ((ht_cl_clCommandCopyImageToBufferKHR_t)ht_cl_ext_real[140])(command_buffer, command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[6] = {
 			(uintptr_t)command_buffer,
@@ -7344,7 +7076,7 @@ static cl_int CL_API_CALL ext_clCommandFillBufferKHR(cl_command_buffer_khr comma
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCommandFillBufferKHR_t)ht_cl_ext_real[141])(command_buffer, command_queue, buffer, pattern, pattern_size, offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
@@ -7354,8 +7086,6 @@ static cl_int CL_API_CALL ext_clCommandFillBufferKHR(cl_command_buffer_khr comma
 	ret = ((ht_cl_clCommandFillBufferKHR_t)ht_cl_ext_real[141])(command_buffer, command_queue, buffer, pattern, pattern_size, offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[7] = {
 			(uintptr_t)command_buffer,
@@ -7376,7 +7106,7 @@ static cl_int CL_API_CALL ext_clCommandFillImageKHR(cl_command_buffer_khr comman
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCommandFillImageKHR_t)ht_cl_ext_real[142])(command_buffer, command_queue, image, fill_color, origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
@@ -7386,8 +7116,6 @@ static cl_int CL_API_CALL ext_clCommandFillImageKHR(cl_command_buffer_khr comman
 	ret = ((ht_cl_clCommandFillImageKHR_t)ht_cl_ext_real[142])(command_buffer, command_queue, image, fill_color, origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[4] = {
 			(uintptr_t)command_buffer,
@@ -7405,7 +7133,7 @@ static cl_int CL_API_CALL ext_clCommandNDRangeKernelKHR(cl_command_buffer_khr co
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCommandNDRangeKernelKHR_t)ht_cl_ext_real[143])(command_buffer, command_queue, properties, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
@@ -7415,8 +7143,6 @@ static cl_int CL_API_CALL ext_clCommandNDRangeKernelKHR(cl_command_buffer_khr co
 	ret = ((ht_cl_clCommandNDRangeKernelKHR_t)ht_cl_ext_real[143])(command_buffer, command_queue, properties, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[5] = {
 			(uintptr_t)command_buffer,
@@ -7435,7 +7161,7 @@ static cl_int CL_API_CALL ext_clGetCommandBufferInfoKHR(cl_command_buffer_khr co
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetCommandBufferInfoKHR_t)ht_cl_ext_real[144])(command_buffer, param_name, param_value_size, param_value, param_value_size_ret);
@@ -7445,8 +7171,6 @@ static cl_int CL_API_CALL ext_clGetCommandBufferInfoKHR(cl_command_buffer_khr co
 	ret = ((ht_cl_clGetCommandBufferInfoKHR_t)ht_cl_ext_real[144])(command_buffer, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)command_buffer,
@@ -7463,7 +7187,7 @@ static cl_int CL_API_CALL ext_clUpdateMutableCommandsKHR(cl_command_buffer_khr c
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clUpdateMutableCommandsKHR_t)ht_cl_ext_real[145])(command_buffer, mutable_config);
@@ -7473,8 +7197,6 @@ static cl_int CL_API_CALL ext_clUpdateMutableCommandsKHR(cl_command_buffer_khr c
 	ret = ((ht_cl_clUpdateMutableCommandsKHR_t)ht_cl_ext_real[145])(command_buffer, mutable_config);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)command_buffer,
@@ -7489,7 +7211,7 @@ static cl_int CL_API_CALL ext_clGetMutableCommandInfoKHR(cl_mutable_command_khr 
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetMutableCommandInfoKHR_t)ht_cl_ext_real[146])(command, param_name, param_value_size, param_value, param_value_size_ret);
@@ -7499,8 +7221,6 @@ static cl_int CL_API_CALL ext_clGetMutableCommandInfoKHR(cl_mutable_command_khr 
 	ret = ((ht_cl_clGetMutableCommandInfoKHR_t)ht_cl_ext_real[146])(command, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)command,
@@ -7517,7 +7237,7 @@ static cl_int CL_API_CALL ext_clSetMemObjectDestructorAPPLE(cl_mem memobj, void 
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clSetMemObjectDestructorAPPLE_t)ht_cl_ext_real[147])(memobj, pfn_notify, user_data);
@@ -7527,8 +7247,6 @@ static cl_int CL_API_CALL ext_clSetMemObjectDestructorAPPLE(cl_mem memobj, void 
 	ret = ((ht_cl_clSetMemObjectDestructorAPPLE_t)ht_cl_ext_real[147])(memobj, pfn_notify, user_data);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)memobj,
@@ -7542,7 +7260,7 @@ static cl_int CL_API_CALL ext_clSetMemObjectDestructorAPPLE(cl_mem memobj, void 
 static void CL_API_CALL ext_clLogMessagesToSystemLogAPPLE(const char * errstr, const void * private_info, size_t cb, void * user_data)
 {
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return (void)((ht_cl_clLogMessagesToSystemLogAPPLE_t)ht_cl_ext_real[148])(errstr, private_info, cb, user_data);
@@ -7552,8 +7270,6 @@ static void CL_API_CALL ext_clLogMessagesToSystemLogAPPLE(const char * errstr, c
 	((ht_cl_clLogMessagesToSystemLogAPPLE_t)ht_cl_ext_real[148])(errstr, private_info, cb, user_data);
 	ht_errno = errno;
 	code = CL_SUCCESS;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uint64_t)cb,
@@ -7566,7 +7282,7 @@ static void CL_API_CALL ext_clLogMessagesToSystemLogAPPLE(const char * errstr, c
 static void CL_API_CALL ext_clLogMessagesToStdoutAPPLE(const char * errstr, const void * private_info, size_t cb, void * user_data)
 {
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return (void)((ht_cl_clLogMessagesToStdoutAPPLE_t)ht_cl_ext_real[149])(errstr, private_info, cb, user_data);
@@ -7576,8 +7292,6 @@ static void CL_API_CALL ext_clLogMessagesToStdoutAPPLE(const char * errstr, cons
 	((ht_cl_clLogMessagesToStdoutAPPLE_t)ht_cl_ext_real[149])(errstr, private_info, cb, user_data);
 	ht_errno = errno;
 	code = CL_SUCCESS;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uint64_t)cb,
@@ -7590,7 +7304,7 @@ static void CL_API_CALL ext_clLogMessagesToStdoutAPPLE(const char * errstr, cons
 static void CL_API_CALL ext_clLogMessagesToStderrAPPLE(const char * errstr, const void * private_info, size_t cb, void * user_data)
 {
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return (void)((ht_cl_clLogMessagesToStderrAPPLE_t)ht_cl_ext_real[150])(errstr, private_info, cb, user_data);
@@ -7600,8 +7314,6 @@ static void CL_API_CALL ext_clLogMessagesToStderrAPPLE(const char * errstr, cons
 	((ht_cl_clLogMessagesToStderrAPPLE_t)ht_cl_ext_real[150])(errstr, private_info, cb, user_data);
 	ht_errno = errno;
 	code = CL_SUCCESS;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uint64_t)cb,
@@ -7626,7 +7338,6 @@ static cl_int CL_API_CALL ext_clIcdGetPlatformIDsKHR(cl_uint num_entries, cl_pla
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[2] = {
 			(uint64_t)num_entries,
@@ -7644,7 +7355,7 @@ static cl_program CL_API_CALL ext_clCreateProgramWithILKHR(cl_context context, c
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateProgramWithILKHR_t)ht_cl_ext_real[152])(context, il, length, errcode_ret);
@@ -7654,8 +7365,6 @@ static cl_program CL_API_CALL ext_clCreateProgramWithILKHR(cl_context context, c
 	ret = ((ht_cl_clCreateProgramWithILKHR_t)ht_cl_ext_real[152])(context, il, length, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)context,
@@ -7672,7 +7381,7 @@ static cl_int CL_API_CALL ext_clTerminateContextKHR(cl_context context)
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clTerminateContextKHR_t)ht_cl_ext_real[153])(context);
@@ -7682,8 +7391,6 @@ static cl_int CL_API_CALL ext_clTerminateContextKHR(cl_context context)
 	ret = ((ht_cl_clTerminateContextKHR_t)ht_cl_ext_real[153])(context);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)context,
@@ -7700,7 +7407,7 @@ static cl_command_queue CL_API_CALL ext_clCreateCommandQueueWithPropertiesKHR(cl
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateCommandQueueWithPropertiesKHR_t)ht_cl_ext_real[154])(context, device, properties, errcode_ret);
@@ -7710,8 +7417,6 @@ static cl_command_queue CL_API_CALL ext_clCreateCommandQueueWithPropertiesKHR(cl
 	ret = ((ht_cl_clCreateCommandQueueWithPropertiesKHR_t)ht_cl_ext_real[154])(context, device, properties, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)context,
@@ -7728,7 +7433,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clReleaseDeviceEXT(cl_device_id device)
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clReleaseDeviceEXT_t)ht_cl_real[155])(device);
@@ -7738,8 +7443,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clReleaseDeviceEXT(cl_device_id device)
 	ret = ((ht_cl_clReleaseDeviceEXT_t)ht_cl_real[155])(device);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)device,
@@ -7754,7 +7457,7 @@ static cl_int CL_API_CALL ext_clReleaseDeviceEXT(cl_device_id device)
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clReleaseDeviceEXT_t)ht_cl_ext_real[155])(device);
@@ -7764,8 +7467,6 @@ static cl_int CL_API_CALL ext_clReleaseDeviceEXT(cl_device_id device)
 	ret = ((ht_cl_clReleaseDeviceEXT_t)ht_cl_ext_real[155])(device);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)device,
@@ -7780,7 +7481,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clRetainDeviceEXT(cl_device_id device)
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clRetainDeviceEXT_t)ht_cl_real[156])(device);
@@ -7790,8 +7491,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clRetainDeviceEXT(cl_device_id device)
 	ret = ((ht_cl_clRetainDeviceEXT_t)ht_cl_real[156])(device);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)device,
@@ -7806,7 +7505,7 @@ static cl_int CL_API_CALL ext_clRetainDeviceEXT(cl_device_id device)
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clRetainDeviceEXT_t)ht_cl_ext_real[156])(device);
@@ -7816,8 +7515,6 @@ static cl_int CL_API_CALL ext_clRetainDeviceEXT(cl_device_id device)
 	ret = ((ht_cl_clRetainDeviceEXT_t)ht_cl_ext_real[156])(device);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)device,
@@ -7843,7 +7540,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clCreateSubDevicesEXT(cl_device_id in_device, co
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)in_device,
@@ -7871,7 +7567,6 @@ static cl_int CL_API_CALL ext_clCreateSubDevicesEXT(cl_device_id in_device, cons
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)in_device,
@@ -7901,7 +7596,6 @@ static cl_int CL_API_CALL ext_clEnqueueMigrateMemObjectEXT(cl_command_queue comm
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = 0;
@@ -7928,7 +7622,7 @@ static cl_int CL_API_CALL ext_clGetDeviceImageInfoQCOM(cl_device_id device, size
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetDeviceImageInfoQCOM_t)ht_cl_ext_real[159])(device, image_width, image_height, image_format, param_name, param_value_size, param_value, param_value_size_ret);
@@ -7938,8 +7632,6 @@ static cl_int CL_API_CALL ext_clGetDeviceImageInfoQCOM(cl_device_id device, size
 	ret = ((ht_cl_clGetDeviceImageInfoQCOM_t)ht_cl_ext_real[159])(device, image_width, image_height, image_format, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[5] = {
 			(uintptr_t)device,
@@ -7971,7 +7663,6 @@ static cl_int CL_API_CALL ext_clEnqueueAcquireGrallocObjectsIMG(cl_command_queue
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = 0;
@@ -8010,7 +7701,6 @@ static cl_int CL_API_CALL ext_clEnqueueReleaseGrallocObjectsIMG(cl_command_queue
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = 0;
@@ -8049,7 +7739,6 @@ static cl_int CL_API_CALL ext_clEnqueueGenerateMipmapIMG(cl_command_queue comman
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = 0;
@@ -8077,7 +7766,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetKernelSubGroupInfoKHR(cl_kernel in_kernel, 
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetKernelSubGroupInfoKHR_t)ht_cl_real[163])(in_kernel, in_device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
@@ -8087,8 +7776,6 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetKernelSubGroupInfoKHR(cl_kernel in_kernel, 
 	ret = ((ht_cl_clGetKernelSubGroupInfoKHR_t)ht_cl_real[163])(in_kernel, in_device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[5] = {
 			(uintptr_t)in_kernel,
@@ -8107,7 +7794,7 @@ static cl_int CL_API_CALL ext_clGetKernelSubGroupInfoKHR(cl_kernel in_kernel, cl
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetKernelSubGroupInfoKHR_t)ht_cl_ext_real[163])(in_kernel, in_device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
@@ -8117,8 +7804,6 @@ static cl_int CL_API_CALL ext_clGetKernelSubGroupInfoKHR(cl_kernel in_kernel, cl
 	ret = ((ht_cl_clGetKernelSubGroupInfoKHR_t)ht_cl_ext_real[163])(in_kernel, in_device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[5] = {
 			(uintptr_t)in_kernel,
@@ -8137,7 +7822,7 @@ static cl_int CL_API_CALL ext_clGetKernelSuggestedLocalWorkSizeKHR(cl_command_qu
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetKernelSuggestedLocalWorkSizeKHR_t)ht_cl_ext_real[164])(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
@@ -8147,8 +7832,6 @@ static cl_int CL_API_CALL ext_clGetKernelSuggestedLocalWorkSizeKHR(cl_command_qu
 	ret = ((ht_cl_clGetKernelSuggestedLocalWorkSizeKHR_t)ht_cl_ext_real[164])(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)command_queue,
@@ -8178,7 +7861,6 @@ static cl_int CL_API_CALL ext_clEnqueueAcquireExternalMemObjectsKHR(cl_command_q
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = 0;
@@ -8217,7 +7899,6 @@ static cl_int CL_API_CALL ext_clEnqueueReleaseExternalMemObjectsKHR(cl_command_q
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = 0;
@@ -8243,7 +7924,7 @@ static cl_int CL_API_CALL ext_clGetSemaphoreHandleForTypeKHR(cl_semaphore_khr se
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetSemaphoreHandleForTypeKHR_t)ht_cl_ext_real[167])(sema_object, device, handle_type, handle_size, handle_ptr, handle_size_ret);
@@ -8253,8 +7934,6 @@ static cl_int CL_API_CALL ext_clGetSemaphoreHandleForTypeKHR(cl_semaphore_khr se
 	ret = ((ht_cl_clGetSemaphoreHandleForTypeKHR_t)ht_cl_ext_real[167])(sema_object, device, handle_type, handle_size, handle_ptr, handle_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[4] = {
 			(uintptr_t)sema_object,
@@ -8274,7 +7953,7 @@ static cl_semaphore_khr CL_API_CALL ext_clCreateSemaphoreWithPropertiesKHR(cl_co
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateSemaphoreWithPropertiesKHR_t)ht_cl_ext_real[168])(context, sema_props, errcode_ret);
@@ -8284,8 +7963,6 @@ static cl_semaphore_khr CL_API_CALL ext_clCreateSemaphoreWithPropertiesKHR(cl_co
 	ret = ((ht_cl_clCreateSemaphoreWithPropertiesKHR_t)ht_cl_ext_real[168])(context, sema_props, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[2] = {
 			(uintptr_t)context,
@@ -8314,7 +7991,6 @@ static cl_int CL_API_CALL ext_clEnqueueWaitSemaphoresKHR(cl_command_queue comman
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = 0;
@@ -8353,7 +8029,6 @@ static cl_int CL_API_CALL ext_clEnqueueSignalSemaphoresKHR(cl_command_queue comm
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = 0;
@@ -8379,7 +8054,7 @@ static cl_int CL_API_CALL ext_clGetSemaphoreInfoKHR(cl_semaphore_khr sema_object
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetSemaphoreInfoKHR_t)ht_cl_ext_real[171])(sema_object, param_name, param_value_size, param_value, param_value_size_ret);
@@ -8389,8 +8064,6 @@ static cl_int CL_API_CALL ext_clGetSemaphoreInfoKHR(cl_semaphore_khr sema_object
 	ret = ((ht_cl_clGetSemaphoreInfoKHR_t)ht_cl_ext_real[171])(sema_object, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)sema_object,
@@ -8407,7 +8080,7 @@ static cl_int CL_API_CALL ext_clReleaseSemaphoreKHR(cl_semaphore_khr sema_object
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clReleaseSemaphoreKHR_t)ht_cl_ext_real[172])(sema_object);
@@ -8417,8 +8090,6 @@ static cl_int CL_API_CALL ext_clReleaseSemaphoreKHR(cl_semaphore_khr sema_object
 	ret = ((ht_cl_clReleaseSemaphoreKHR_t)ht_cl_ext_real[172])(sema_object);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)sema_object,
@@ -8433,7 +8104,7 @@ static cl_int CL_API_CALL ext_clRetainSemaphoreKHR(cl_semaphore_khr sema_object)
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clRetainSemaphoreKHR_t)ht_cl_ext_real[173])(sema_object);
@@ -8443,8 +8114,6 @@ static cl_int CL_API_CALL ext_clRetainSemaphoreKHR(cl_semaphore_khr sema_object)
 	ret = ((ht_cl_clRetainSemaphoreKHR_t)ht_cl_ext_real[173])(sema_object);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)sema_object,
@@ -8461,7 +8130,7 @@ static cl_mem CL_API_CALL ext_clImportMemoryARM(cl_context context, cl_mem_flags
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clImportMemoryARM_t)ht_cl_ext_real[174])(context, flags, properties, memory, size, errcode_ret);
@@ -8471,8 +8140,6 @@ static cl_mem CL_API_CALL ext_clImportMemoryARM(cl_context context, cl_mem_flags
 	ret = ((ht_cl_clImportMemoryARM_t)ht_cl_ext_real[174])(context, flags, properties, memory, size, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[4] = {
 			(uintptr_t)context,
@@ -8490,7 +8157,7 @@ static void * CL_API_CALL ext_clSVMAllocARM(cl_context context, cl_svm_mem_flags
 {
 	void * ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clSVMAllocARM_t)ht_cl_ext_real[175])(context, flags, size, alignment);
@@ -8500,8 +8167,6 @@ static void * CL_API_CALL ext_clSVMAllocARM(cl_context context, cl_svm_mem_flags
 	ret = ((ht_cl_clSVMAllocARM_t)ht_cl_ext_real[175])(context, flags, size, alignment);
 	ht_errno = errno;
 	code = CL_SUCCESS;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[5] = {
 			(uintptr_t)context,
@@ -8519,7 +8184,7 @@ static void * CL_API_CALL ext_clSVMAllocARM(cl_context context, cl_svm_mem_flags
 static void CL_API_CALL ext_clSVMFreeARM(cl_context context, void * svm_pointer)
 {
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return (void)((ht_cl_clSVMFreeARM_t)ht_cl_ext_real[176])(context, svm_pointer);
@@ -8529,8 +8194,6 @@ static void CL_API_CALL ext_clSVMFreeARM(cl_context context, void * svm_pointer)
 	((ht_cl_clSVMFreeARM_t)ht_cl_ext_real[176])(context, svm_pointer);
 	ht_errno = errno;
 	code = CL_SUCCESS;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[2] = {
 			(uintptr_t)context,
@@ -8558,7 +8221,6 @@ static cl_int CL_API_CALL ext_clEnqueueSVMFreeARM(cl_command_queue command_queue
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = 0;
@@ -8597,7 +8259,6 @@ static cl_int CL_API_CALL ext_clEnqueueSVMMemcpyARM(cl_command_queue command_que
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = 0;
@@ -8639,7 +8300,6 @@ static cl_int CL_API_CALL ext_clEnqueueSVMMemFillARM(cl_command_queue command_qu
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = 0;
@@ -8680,7 +8340,6 @@ static cl_int CL_API_CALL ext_clEnqueueSVMMapARM(cl_command_queue command_queue,
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = 0;
@@ -8722,7 +8381,6 @@ static cl_int CL_API_CALL ext_clEnqueueSVMUnmapARM(cl_command_queue command_queu
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = 0;
@@ -8748,7 +8406,7 @@ static cl_int CL_API_CALL ext_clSetKernelArgSVMPointerARM(cl_kernel kernel, cl_u
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clSetKernelArgSVMPointerARM_t)ht_cl_ext_real[182])(kernel, arg_index, arg_value);
@@ -8758,8 +8416,6 @@ static cl_int CL_API_CALL ext_clSetKernelArgSVMPointerARM(cl_kernel kernel, cl_u
 	ret = ((ht_cl_clSetKernelArgSVMPointerARM_t)ht_cl_ext_real[182])(kernel, arg_index, arg_value);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[2] = {
 			(uintptr_t)kernel,
@@ -8775,7 +8431,7 @@ static cl_int CL_API_CALL ext_clSetKernelExecInfoARM(cl_kernel kernel, cl_kernel
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clSetKernelExecInfoARM_t)ht_cl_ext_real[183])(kernel, param_name, param_value_size, param_value);
@@ -8785,8 +8441,6 @@ static cl_int CL_API_CALL ext_clSetKernelExecInfoARM(cl_kernel kernel, cl_kernel
 	ret = ((ht_cl_clSetKernelExecInfoARM_t)ht_cl_ext_real[183])(kernel, param_name, param_value_size, param_value);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)kernel,
@@ -8805,7 +8459,7 @@ static cl_accelerator_intel CL_API_CALL ext_clCreateAcceleratorINTEL(cl_context 
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateAcceleratorINTEL_t)ht_cl_ext_real[184])(context, accelerator_type, descriptor_size, descriptor, errcode_ret);
@@ -8815,8 +8469,6 @@ static cl_accelerator_intel CL_API_CALL ext_clCreateAcceleratorINTEL(cl_context 
 	ret = ((ht_cl_clCreateAcceleratorINTEL_t)ht_cl_ext_real[184])(context, accelerator_type, descriptor_size, descriptor, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[4] = {
 			(uintptr_t)context,
@@ -8834,7 +8486,7 @@ static cl_int CL_API_CALL ext_clGetAcceleratorInfoINTEL(cl_accelerator_intel acc
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetAcceleratorInfoINTEL_t)ht_cl_ext_real[185])(accelerator, param_name, param_value_size, param_value, param_value_size_ret);
@@ -8844,8 +8496,6 @@ static cl_int CL_API_CALL ext_clGetAcceleratorInfoINTEL(cl_accelerator_intel acc
 	ret = ((ht_cl_clGetAcceleratorInfoINTEL_t)ht_cl_ext_real[185])(accelerator, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)accelerator,
@@ -8862,7 +8512,7 @@ static cl_int CL_API_CALL ext_clRetainAcceleratorINTEL(cl_accelerator_intel acce
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clRetainAcceleratorINTEL_t)ht_cl_ext_real[186])(accelerator);
@@ -8872,8 +8522,6 @@ static cl_int CL_API_CALL ext_clRetainAcceleratorINTEL(cl_accelerator_intel acce
 	ret = ((ht_cl_clRetainAcceleratorINTEL_t)ht_cl_ext_real[186])(accelerator);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)accelerator,
@@ -8888,7 +8536,7 @@ static cl_int CL_API_CALL ext_clReleaseAcceleratorINTEL(cl_accelerator_intel acc
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clReleaseAcceleratorINTEL_t)ht_cl_ext_real[187])(accelerator);
@@ -8898,8 +8546,6 @@ static cl_int CL_API_CALL ext_clReleaseAcceleratorINTEL(cl_accelerator_intel acc
 	ret = ((ht_cl_clReleaseAcceleratorINTEL_t)ht_cl_ext_real[187])(accelerator);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[1] = {
 			(uintptr_t)accelerator,
@@ -8916,7 +8562,7 @@ static void * CL_API_CALL ext_clHostMemAllocINTEL(cl_context context, const cl_m
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clHostMemAllocINTEL_t)ht_cl_ext_real[188])(context, properties, size, alignment, errcode_ret);
@@ -8926,8 +8572,6 @@ static void * CL_API_CALL ext_clHostMemAllocINTEL(cl_context context, const cl_m
 	ret = ((ht_cl_clHostMemAllocINTEL_t)ht_cl_ext_real[188])(context, properties, size, alignment, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[4] = {
 			(uintptr_t)context,
@@ -8947,7 +8591,7 @@ static void * CL_API_CALL ext_clDeviceMemAllocINTEL(cl_context context, cl_devic
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clDeviceMemAllocINTEL_t)ht_cl_ext_real[189])(context, device, properties, size, alignment, errcode_ret);
@@ -8957,8 +8601,6 @@ static void * CL_API_CALL ext_clDeviceMemAllocINTEL(cl_context context, cl_devic
 	ret = ((ht_cl_clDeviceMemAllocINTEL_t)ht_cl_ext_real[189])(context, device, properties, size, alignment, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[5] = {
 			(uintptr_t)context,
@@ -8979,7 +8621,7 @@ static void * CL_API_CALL ext_clSharedMemAllocINTEL(cl_context context, cl_devic
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clSharedMemAllocINTEL_t)ht_cl_ext_real[190])(context, device, properties, size, alignment, errcode_ret);
@@ -8989,8 +8631,6 @@ static void * CL_API_CALL ext_clSharedMemAllocINTEL(cl_context context, cl_devic
 	ret = ((ht_cl_clSharedMemAllocINTEL_t)ht_cl_ext_real[190])(context, device, properties, size, alignment, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[5] = {
 			(uintptr_t)context,
@@ -9009,7 +8649,7 @@ static cl_int CL_API_CALL ext_clMemFreeINTEL(cl_context context, void* ptr)
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clMemFreeINTEL_t)ht_cl_ext_real[191])(context, ptr);
@@ -9019,8 +8659,6 @@ static cl_int CL_API_CALL ext_clMemFreeINTEL(cl_context context, void* ptr)
 	ret = ((ht_cl_clMemFreeINTEL_t)ht_cl_ext_real[191])(context, ptr);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[2] = {
 			(uintptr_t)context,
@@ -9036,7 +8674,7 @@ static cl_int CL_API_CALL ext_clMemBlockingFreeINTEL(cl_context context, void* p
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clMemBlockingFreeINTEL_t)ht_cl_ext_real[192])(context, ptr);
@@ -9046,8 +8684,6 @@ static cl_int CL_API_CALL ext_clMemBlockingFreeINTEL(cl_context context, void* p
 	ret = ((ht_cl_clMemBlockingFreeINTEL_t)ht_cl_ext_real[192])(context, ptr);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[2] = {
 			(uintptr_t)context,
@@ -9063,7 +8699,7 @@ static cl_int CL_API_CALL ext_clGetMemAllocInfoINTEL(cl_context context, const v
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetMemAllocInfoINTEL_t)ht_cl_ext_real[193])(context, ptr, param_name, param_value_size, param_value, param_value_size_ret);
@@ -9073,8 +8709,6 @@ static cl_int CL_API_CALL ext_clGetMemAllocInfoINTEL(cl_context context, const v
 	ret = ((ht_cl_clGetMemAllocInfoINTEL_t)ht_cl_ext_real[193])(context, ptr, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[4] = {
 			(uintptr_t)context,
@@ -9092,7 +8726,7 @@ static cl_int CL_API_CALL ext_clSetKernelArgMemPointerINTEL(cl_kernel kernel, cl
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clSetKernelArgMemPointerINTEL_t)ht_cl_ext_real[194])(kernel, arg_index, arg_value);
@@ -9102,8 +8736,6 @@ static cl_int CL_API_CALL ext_clSetKernelArgMemPointerINTEL(cl_kernel kernel, cl
 	ret = ((ht_cl_clSetKernelArgMemPointerINTEL_t)ht_cl_ext_real[194])(kernel, arg_index, arg_value);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[2] = {
 			(uintptr_t)kernel,
@@ -9132,7 +8764,6 @@ static cl_int CL_API_CALL ext_clEnqueueMemFillINTEL(cl_command_queue command_que
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = 0;
@@ -9173,7 +8804,6 @@ static cl_int CL_API_CALL ext_clEnqueueMemcpyINTEL(cl_command_queue command_queu
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = 0;
@@ -9215,7 +8845,6 @@ static cl_int CL_API_CALL ext_clEnqueueMemAdviseINTEL(cl_command_queue command_q
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = 0;
@@ -9256,7 +8885,6 @@ static cl_int CL_API_CALL ext_clEnqueueMigrateMemINTEL(cl_command_queue command_
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = 0;
@@ -9297,7 +8925,6 @@ static cl_int CL_API_CALL ext_clEnqueueMemsetINTEL(cl_command_queue command_queu
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	uint64_t ht_ev = ret_ok && event ? (uintptr_t)*event : 0;
 	c.kind = HT_CMD_OTHER;
 	c.cmd = 0;
@@ -9327,7 +8954,7 @@ static cl_mem CL_API_CALL ext_clCreateBufferWithPropertiesINTEL(cl_context conte
 	cl_int ht_err = CL_SUCCESS;
 	cl_int *ht_errp = errcode_ret ? errcode_ret : &ht_err;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clCreateBufferWithPropertiesINTEL_t)ht_cl_ext_real[200])(context, properties, flags, size, host_ptr, errcode_ret);
@@ -9337,8 +8964,6 @@ static cl_mem CL_API_CALL ext_clCreateBufferWithPropertiesINTEL(cl_context conte
 	ret = ((ht_cl_clCreateBufferWithPropertiesINTEL_t)ht_cl_ext_real[200])(context, properties, flags, size, host_ptr, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[5] = {
 			(uintptr_t)context,
@@ -9357,7 +8982,7 @@ static cl_int CL_API_CALL ext_clGetImageRequirementsInfoEXT(cl_context context, 
 {
 	cl_int ret;
 	cl_int code;
-	int ht_errno, ret_ok;
+	int ht_errno;
 
 	if (HT_CL_OFF())
 		return ((ht_cl_clGetImageRequirementsInfoEXT_t)ht_cl_ext_real[201])(context, properties, flags, image_format, image_desc, param_name, param_value_size, param_value, param_value_size_ret);
@@ -9367,8 +8992,6 @@ static cl_int CL_API_CALL ext_clGetImageRequirementsInfoEXT(cl_context context, 
 	ret = ((ht_cl_clGetImageRequirementsInfoEXT_t)ht_cl_ext_real[201])(context, properties, flags, image_format, image_desc, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
-	ret_ok = code == CL_SUCCESS;
-	(void)ret_ok;
 	{
 		const uint64_t a[4] = {
 			(uintptr_t)context,
@@ -9382,209 +9005,1449 @@ static cl_int CL_API_CALL ext_clGetImageRequirementsInfoEXT(cl_context context, 
 	return ret;
 }
 
+static const struct ht_fn_arg_desc args_clGetPlatformIDs[] = {
+	{"num_entries", HT_FA_UINT, HT_AR_NONE},
+	{"num_platforms", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clGetPlatformInfo[] = {
+	{"platform", HT_FA_HEX, HT_AR_NONE},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clGetDeviceIDs[] = {
+	{"platform", HT_FA_HEX, HT_AR_NONE},
+	{"device_type", HT_FA_UINT, HT_AR_NONE},
+	{"num_entries", HT_FA_UINT, HT_AR_NONE},
+	{"num_devices", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clGetDeviceInfo[] = {
+	{"device", HT_FA_HEX, HT_AR_DEVICE},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clCreateSubDevices[] = {
+	{"in_device", HT_FA_HEX, HT_AR_NONE},
+	{"num_devices", HT_FA_UINT, HT_AR_NONE},
+	{"num_devices_ret", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clRetainDevice[] = {
+	{"device", HT_FA_HEX, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc args_clReleaseDevice[] = {
+	{"device", HT_FA_HEX, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc args_clSetDefaultDeviceCommandQueue[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"device", HT_FA_HEX, HT_AR_DEVICE},
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc args_clGetDeviceAndHostTimer[] = {
+	{"device", HT_FA_HEX, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc args_clGetHostTimer[] = {
+	{"device", HT_FA_HEX, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc args_clCreateContext[] = {
+	{"num_devices", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clCreateContextFromType[] = {
+	{"device_type", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clRetainContext[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clReleaseContext[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clGetContextInfo[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clSetContextDestructorCallback[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clCreateCommandQueueWithProperties[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"device", HT_FA_HEX, HT_AR_DEVICE},
+	{"properties", HT_FA_HEX, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clRetainCommandQueue[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc args_clReleaseCommandQueue[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc args_clGetCommandQueueInfo[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clCreateBuffer[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"host_ptr", HT_FA_HEX, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clCreateSubBuffer[] = {
+	{"buffer", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"buffer_create_type", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clCreateImage[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"host_ptr", HT_FA_HEX, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clCreatePipe[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"pipe_packet_size", HT_FA_UINT, HT_AR_NONE},
+	{"pipe_max_packets", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clCreateBufferWithProperties[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"host_ptr", HT_FA_HEX, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clCreateImageWithProperties[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"host_ptr", HT_FA_HEX, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clRetainMemObject[] = {
+	{"memobj", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clReleaseMemObject[] = {
+	{"memobj", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clGetSupportedImageFormats[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"image_type", HT_FA_UINT, HT_AR_NONE},
+	{"num_entries", HT_FA_UINT, HT_AR_NONE},
+	{"num_image_formats", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clGetMemObjectInfo[] = {
+	{"memobj", HT_FA_HEX, HT_AR_NONE},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clGetImageInfo[] = {
+	{"image", HT_FA_HEX, HT_AR_NONE},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clGetPipeInfo[] = {
+	{"pipe", HT_FA_HEX, HT_AR_NONE},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clSetMemObjectDestructorCallback[] = {
+	{"memobj", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clSVMAlloc[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"alignment", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clSVMFree[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"svm_pointer", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clCreateSamplerWithProperties[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clRetainSampler[] = {
+	{"sampler", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clReleaseSampler[] = {
+	{"sampler", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clGetSamplerInfo[] = {
+	{"sampler", HT_FA_HEX, HT_AR_NONE},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clCreateProgramWithSource[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"count", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clCreateProgramWithBinary[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"num_devices", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clCreateProgramWithBuiltInKernels[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"num_devices", HT_FA_UINT, HT_AR_NONE},
+	{"kernel_names", HT_FA_STR, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clCreateProgramWithIL[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"length", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clRetainProgram[] = {
+	{"program", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clReleaseProgram[] = {
+	{"program", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clBuildProgram[] = {
+	{"program", HT_FA_HEX, HT_AR_NONE},
+	{"num_devices", HT_FA_UINT, HT_AR_NONE},
+	{"options", HT_FA_STR, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clCompileProgram[] = {
+	{"program", HT_FA_HEX, HT_AR_NONE},
+	{"num_devices", HT_FA_UINT, HT_AR_NONE},
+	{"options", HT_FA_STR, HT_AR_NONE},
+	{"num_input_headers", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clLinkProgram[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"num_devices", HT_FA_UINT, HT_AR_NONE},
+	{"options", HT_FA_STR, HT_AR_NONE},
+	{"num_input_programs", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clSetProgramReleaseCallback[] = {
+	{"program", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clSetProgramSpecializationConstant[] = {
+	{"program", HT_FA_HEX, HT_AR_NONE},
+	{"spec_id", HT_FA_UINT, HT_AR_NONE},
+	{"spec_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clUnloadPlatformCompiler[] = {
+	{"platform", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clGetProgramInfo[] = {
+	{"program", HT_FA_HEX, HT_AR_NONE},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clGetProgramBuildInfo[] = {
+	{"program", HT_FA_HEX, HT_AR_NONE},
+	{"device", HT_FA_HEX, HT_AR_DEVICE},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clCreateKernel[] = {
+	{"program", HT_FA_HEX, HT_AR_NONE},
+	{"kernel_name", HT_FA_STR, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clCreateKernelsInProgram[] = {
+	{"program", HT_FA_HEX, HT_AR_NONE},
+	{"num_kernels", HT_FA_UINT, HT_AR_NONE},
+	{"num_kernels_ret", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clCloneKernel[] = {
+	{"source_kernel", HT_FA_HEX, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clRetainKernel[] = {
+	{"kernel", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clReleaseKernel[] = {
+	{"kernel", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clSetKernelArg[] = {
+	{"kernel", HT_FA_HEX, HT_AR_NONE},
+	{"arg_index", HT_FA_UINT, HT_AR_NONE},
+	{"arg_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clSetKernelArgSVMPointer[] = {
+	{"kernel", HT_FA_HEX, HT_AR_NONE},
+	{"arg_index", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clSetKernelExecInfo[] = {
+	{"kernel", HT_FA_HEX, HT_AR_NONE},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clGetKernelInfo[] = {
+	{"kernel", HT_FA_HEX, HT_AR_NONE},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clGetKernelArgInfo[] = {
+	{"kernel", HT_FA_HEX, HT_AR_NONE},
+	{"arg_indx", HT_FA_UINT, HT_AR_NONE},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clGetKernelWorkGroupInfo[] = {
+	{"kernel", HT_FA_HEX, HT_AR_NONE},
+	{"device", HT_FA_HEX, HT_AR_DEVICE},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clGetKernelSubGroupInfo[] = {
+	{"kernel", HT_FA_HEX, HT_AR_NONE},
+	{"device", HT_FA_HEX, HT_AR_DEVICE},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"input_value_size", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clWaitForEvents[] = {
+	{"num_events", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clGetEventInfo[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clCreateUserEvent[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clRetainEvent[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc args_clReleaseEvent[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc args_clSetUserEventStatus[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"execution_status", HT_FA_INT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clSetEventCallback[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"command_exec_callback_type", HT_FA_INT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clGetEventProfilingInfo[] = {
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clFlush[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc args_clFinish[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc args_clEnqueueReadBuffer[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"buffer", HT_FA_HEX, HT_AR_NONE},
+	{"blocking_read", HT_FA_UINT, HT_AR_BLOCKING},
+	{"offset", HT_FA_UINT, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueReadBufferRect[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"buffer", HT_FA_HEX, HT_AR_NONE},
+	{"blocking_read", HT_FA_UINT, HT_AR_BLOCKING},
+	{"buffer_row_pitch", HT_FA_UINT, HT_AR_NONE},
+	{"buffer_slice_pitch", HT_FA_UINT, HT_AR_NONE},
+	{"host_row_pitch", HT_FA_UINT, HT_AR_NONE},
+	{"host_slice_pitch", HT_FA_UINT, HT_AR_NONE},
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueWriteBuffer[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"buffer", HT_FA_HEX, HT_AR_NONE},
+	{"blocking_write", HT_FA_UINT, HT_AR_BLOCKING},
+	{"offset", HT_FA_UINT, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueWriteBufferRect[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"buffer", HT_FA_HEX, HT_AR_NONE},
+	{"blocking_write", HT_FA_UINT, HT_AR_BLOCKING},
+	{"buffer_row_pitch", HT_FA_UINT, HT_AR_NONE},
+	{"buffer_slice_pitch", HT_FA_UINT, HT_AR_NONE},
+	{"host_row_pitch", HT_FA_UINT, HT_AR_NONE},
+	{"host_slice_pitch", HT_FA_UINT, HT_AR_NONE},
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueFillBuffer[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"buffer", HT_FA_HEX, HT_AR_NONE},
+	{"pattern_size", HT_FA_UINT, HT_AR_NONE},
+	{"offset", HT_FA_UINT, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueCopyBuffer[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"src_buffer", HT_FA_HEX, HT_AR_NONE},
+	{"dst_buffer", HT_FA_HEX, HT_AR_NONE},
+	{"src_offset", HT_FA_UINT, HT_AR_NONE},
+	{"dst_offset", HT_FA_UINT, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueCopyBufferRect[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"src_buffer", HT_FA_HEX, HT_AR_NONE},
+	{"dst_buffer", HT_FA_HEX, HT_AR_NONE},
+	{"src_row_pitch", HT_FA_UINT, HT_AR_NONE},
+	{"src_slice_pitch", HT_FA_UINT, HT_AR_NONE},
+	{"dst_row_pitch", HT_FA_UINT, HT_AR_NONE},
+	{"dst_slice_pitch", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueReadImage[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"image", HT_FA_HEX, HT_AR_NONE},
+	{"blocking_read", HT_FA_UINT, HT_AR_BLOCKING},
+	{"row_pitch", HT_FA_UINT, HT_AR_NONE},
+	{"slice_pitch", HT_FA_UINT, HT_AR_NONE},
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueWriteImage[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"image", HT_FA_HEX, HT_AR_NONE},
+	{"blocking_write", HT_FA_UINT, HT_AR_BLOCKING},
+	{"input_row_pitch", HT_FA_UINT, HT_AR_NONE},
+	{"input_slice_pitch", HT_FA_UINT, HT_AR_NONE},
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueFillImage[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"image", HT_FA_HEX, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueCopyImage[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"src_image", HT_FA_HEX, HT_AR_NONE},
+	{"dst_image", HT_FA_HEX, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueCopyImageToBuffer[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"src_image", HT_FA_HEX, HT_AR_NONE},
+	{"dst_buffer", HT_FA_HEX, HT_AR_NONE},
+	{"dst_offset", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueCopyBufferToImage[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"src_buffer", HT_FA_HEX, HT_AR_NONE},
+	{"dst_image", HT_FA_HEX, HT_AR_NONE},
+	{"src_offset", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueMapBuffer[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"buffer", HT_FA_HEX, HT_AR_NONE},
+	{"blocking_map", HT_FA_UINT, HT_AR_BLOCKING},
+	{"map_flags", HT_FA_UINT, HT_AR_NONE},
+	{"offset", HT_FA_UINT, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueMapImage[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"image", HT_FA_HEX, HT_AR_NONE},
+	{"blocking_map", HT_FA_UINT, HT_AR_BLOCKING},
+	{"map_flags", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueUnmapMemObject[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"memobj", HT_FA_HEX, HT_AR_NONE},
+	{"mapped_ptr", HT_FA_HEX, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueMigrateMemObjects[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"num_mem_objects", HT_FA_UINT, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueNDRangeKernel[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"kernel", HT_FA_HEX, HT_AR_NONE},
+	{"name", HT_FA_STR, HT_AR_KERNEL},
+	{"work_dim", HT_FA_UINT, HT_AR_NONE},
+	{"global0", HT_FA_UINT, HT_AR_NONE},
+	{"global1", HT_FA_UINT, HT_AR_NONE},
+	{"global2", HT_FA_UINT, HT_AR_NONE},
+	{"local0", HT_FA_UINT, HT_AR_NONE},
+	{"local1", HT_FA_UINT, HT_AR_NONE},
+	{"local2", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueNativeKernel[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"cb_args", HT_FA_UINT, HT_AR_NONE},
+	{"num_mem_objects", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueMarkerWithWaitList[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueBarrierWithWaitList[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueSVMFree[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"num_svm_pointers", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueSVMMemcpy[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"blocking_copy", HT_FA_UINT, HT_AR_BLOCKING},
+	{"dst_ptr", HT_FA_HEX, HT_AR_NONE},
+	{"src_ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueSVMMemFill[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"svm_ptr", HT_FA_HEX, HT_AR_NONE},
+	{"pattern_size", HT_FA_UINT, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueSVMMap[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"blocking_map", HT_FA_UINT, HT_AR_BLOCKING},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"svm_ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueSVMUnmap[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"svm_ptr", HT_FA_HEX, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueSVMMigrateMem[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"num_svm_pointers", HT_FA_UINT, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clGetExtensionFunctionAddressForPlatform[] = {
+	{"platform", HT_FA_HEX, HT_AR_NONE},
+	{"func_name", HT_FA_STR, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clSetCommandQueueProperty[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"properties", HT_FA_UINT, HT_AR_NONE},
+	{"enable", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clCreateImage2D[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"image_width", HT_FA_UINT, HT_AR_NONE},
+	{"image_height", HT_FA_UINT, HT_AR_NONE},
+	{"image_row_pitch", HT_FA_UINT, HT_AR_NONE},
+	{"host_ptr", HT_FA_HEX, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clCreateImage3D[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"image_width", HT_FA_UINT, HT_AR_NONE},
+	{"image_height", HT_FA_UINT, HT_AR_NONE},
+	{"image_depth", HT_FA_UINT, HT_AR_NONE},
+	{"image_row_pitch", HT_FA_UINT, HT_AR_NONE},
+	{"image_slice_pitch", HT_FA_UINT, HT_AR_NONE},
+	{"host_ptr", HT_FA_HEX, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clEnqueueMarker[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueWaitForEvents[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"num_events", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clEnqueueBarrier[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+};
+static const struct ht_fn_arg_desc args_clGetExtensionFunctionAddress[] = {
+	{"func_name", HT_FA_STR, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clCreateCommandQueue[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"device", HT_FA_HEX, HT_AR_DEVICE},
+	{"properties", HT_FA_HEX, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clCreateSampler[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"normalized_coords", HT_FA_UINT, HT_AR_NONE},
+	{"addressing_mode", HT_FA_UINT, HT_AR_NONE},
+	{"filter_mode", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clEnqueueTask[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"kernel", HT_FA_HEX, HT_AR_NONE},
+	{"name", HT_FA_STR, HT_AR_KERNEL},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clCreateFromGLBuffer[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"bufobj", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clCreateFromGLTexture[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"target", HT_FA_UINT, HT_AR_NONE},
+	{"miplevel", HT_FA_UINT, HT_AR_NONE},
+	{"texture", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clCreateFromGLRenderbuffer[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"renderbuffer", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clGetGLObjectInfo[] = {
+	{"memobj", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clGetGLTextureInfo[] = {
+	{"memobj", HT_FA_HEX, HT_AR_NONE},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clEnqueueAcquireGLObjects[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"num_objects", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueReleaseGLObjects[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"num_objects", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clCreateFromGLTexture2D[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"target", HT_FA_UINT, HT_AR_NONE},
+	{"miplevel", HT_FA_UINT, HT_AR_NONE},
+	{"texture", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clCreateFromGLTexture3D[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"target", HT_FA_UINT, HT_AR_NONE},
+	{"miplevel", HT_FA_UINT, HT_AR_NONE},
+	{"texture", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clGetGLContextInfoKHR[] = {
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clCreateEventFromGLsyncKHR[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"sync", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clGetSupportedGLTextureFormatsINTEL[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"image_type", HT_FA_UINT, HT_AR_NONE},
+	{"num_entries", HT_FA_UINT, HT_AR_NONE},
+	{"num_texture_formats", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clCreateFromEGLImageKHR[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"egldisplay", HT_FA_UINT, HT_AR_NONE},
+	{"eglimage", HT_FA_UINT, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clEnqueueAcquireEGLObjectsKHR[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"num_objects", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueReleaseEGLObjectsKHR[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"num_objects", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clCreateEventFromEGLSyncKHR[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"sync", HT_FA_UINT, HT_AR_NONE},
+	{"display", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clCreateCommandBufferKHR[] = {
+	{"num_queues", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clFinalizeCommandBufferKHR[] = {
+	{"command_buffer", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clRetainCommandBufferKHR[] = {
+	{"command_buffer", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clReleaseCommandBufferKHR[] = {
+	{"command_buffer", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clEnqueueCommandBufferKHR[] = {
+	{"num_queues", HT_FA_UINT, HT_AR_NONE},
+	{"command_buffer", HT_FA_HEX, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+};
+static const struct ht_fn_arg_desc args_clCommandBarrierWithWaitListKHR[] = {
+	{"command_buffer", HT_FA_HEX, HT_AR_NONE},
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"num_sync_points_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clCommandCopyBufferKHR[] = {
+	{"command_buffer", HT_FA_HEX, HT_AR_NONE},
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"src_buffer", HT_FA_HEX, HT_AR_NONE},
+	{"dst_buffer", HT_FA_HEX, HT_AR_NONE},
+	{"src_offset", HT_FA_UINT, HT_AR_NONE},
+	{"dst_offset", HT_FA_UINT, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"num_sync_points_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clCommandCopyBufferRectKHR[] = {
+	{"command_buffer", HT_FA_HEX, HT_AR_NONE},
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"src_buffer", HT_FA_HEX, HT_AR_NONE},
+	{"dst_buffer", HT_FA_HEX, HT_AR_NONE},
+	{"src_row_pitch", HT_FA_UINT, HT_AR_NONE},
+	{"src_slice_pitch", HT_FA_UINT, HT_AR_NONE},
+	{"dst_row_pitch", HT_FA_UINT, HT_AR_NONE},
+	{"dst_slice_pitch", HT_FA_UINT, HT_AR_NONE},
+	{"num_sync_points_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clCommandCopyBufferToImageKHR[] = {
+	{"command_buffer", HT_FA_HEX, HT_AR_NONE},
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"src_buffer", HT_FA_HEX, HT_AR_NONE},
+	{"dst_image", HT_FA_HEX, HT_AR_NONE},
+	{"src_offset", HT_FA_UINT, HT_AR_NONE},
+	{"num_sync_points_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clCommandCopyImageKHR[] = {
+	{"command_buffer", HT_FA_HEX, HT_AR_NONE},
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"src_image", HT_FA_HEX, HT_AR_NONE},
+	{"dst_image", HT_FA_HEX, HT_AR_NONE},
+	{"num_sync_points_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clCommandCopyImageToBufferKHR[] = {
+	{"command_buffer", HT_FA_HEX, HT_AR_NONE},
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"src_image", HT_FA_HEX, HT_AR_NONE},
+	{"dst_buffer", HT_FA_HEX, HT_AR_NONE},
+	{"dst_offset", HT_FA_UINT, HT_AR_NONE},
+	{"num_sync_points_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clCommandFillBufferKHR[] = {
+	{"command_buffer", HT_FA_HEX, HT_AR_NONE},
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"buffer", HT_FA_HEX, HT_AR_NONE},
+	{"pattern_size", HT_FA_UINT, HT_AR_NONE},
+	{"offset", HT_FA_UINT, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"num_sync_points_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clCommandFillImageKHR[] = {
+	{"command_buffer", HT_FA_HEX, HT_AR_NONE},
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"image", HT_FA_HEX, HT_AR_NONE},
+	{"num_sync_points_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clCommandNDRangeKernelKHR[] = {
+	{"command_buffer", HT_FA_HEX, HT_AR_NONE},
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"kernel", HT_FA_HEX, HT_AR_NONE},
+	{"work_dim", HT_FA_UINT, HT_AR_NONE},
+	{"num_sync_points_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clGetCommandBufferInfoKHR[] = {
+	{"command_buffer", HT_FA_HEX, HT_AR_NONE},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clUpdateMutableCommandsKHR[] = {
+	{"command_buffer", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clGetMutableCommandInfoKHR[] = {
+	{"command", HT_FA_HEX, HT_AR_NONE},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clSetMemObjectDestructorAPPLE[] = {
+	{"memobj", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clLogMessagesToSystemLogAPPLE[] = {
+	{"cb", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clLogMessagesToStdoutAPPLE[] = {
+	{"cb", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clLogMessagesToStderrAPPLE[] = {
+	{"cb", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clIcdGetPlatformIDsKHR[] = {
+	{"num_entries", HT_FA_UINT, HT_AR_NONE},
+	{"num_platforms", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clCreateProgramWithILKHR[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"length", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clTerminateContextKHR[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clCreateCommandQueueWithPropertiesKHR[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"device", HT_FA_HEX, HT_AR_DEVICE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clReleaseDeviceEXT[] = {
+	{"device", HT_FA_HEX, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc args_clRetainDeviceEXT[] = {
+	{"device", HT_FA_HEX, HT_AR_DEVICE},
+};
+static const struct ht_fn_arg_desc args_clCreateSubDevicesEXT[] = {
+	{"in_device", HT_FA_HEX, HT_AR_NONE},
+	{"num_entries", HT_FA_UINT, HT_AR_NONE},
+	{"num_devices", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clEnqueueMigrateMemObjectEXT[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"num_mem_objects", HT_FA_UINT, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clGetDeviceImageInfoQCOM[] = {
+	{"device", HT_FA_HEX, HT_AR_DEVICE},
+	{"image_width", HT_FA_UINT, HT_AR_NONE},
+	{"image_height", HT_FA_UINT, HT_AR_NONE},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clEnqueueAcquireGrallocObjectsIMG[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"num_objects", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueReleaseGrallocObjectsIMG[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"num_objects", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueGenerateMipmapIMG[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"src_image", HT_FA_HEX, HT_AR_NONE},
+	{"dst_image", HT_FA_HEX, HT_AR_NONE},
+	{"mipmap_filter_mode", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clGetKernelSubGroupInfoKHR[] = {
+	{"in_kernel", HT_FA_HEX, HT_AR_NONE},
+	{"in_device", HT_FA_HEX, HT_AR_NONE},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"input_value_size", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clGetKernelSuggestedLocalWorkSizeKHR[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"kernel", HT_FA_HEX, HT_AR_NONE},
+	{"work_dim", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clEnqueueAcquireExternalMemObjectsKHR[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"num_mem_objects", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueReleaseExternalMemObjectsKHR[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"num_mem_objects", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clGetSemaphoreHandleForTypeKHR[] = {
+	{"sema_object", HT_FA_HEX, HT_AR_NONE},
+	{"device", HT_FA_HEX, HT_AR_DEVICE},
+	{"handle_type", HT_FA_UINT, HT_AR_NONE},
+	{"handle_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clCreateSemaphoreWithPropertiesKHR[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clEnqueueWaitSemaphoresKHR[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"num_sema_objects", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueSignalSemaphoresKHR[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"num_sema_objects", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clGetSemaphoreInfoKHR[] = {
+	{"sema_object", HT_FA_HEX, HT_AR_NONE},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clReleaseSemaphoreKHR[] = {
+	{"sema_object", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clRetainSemaphoreKHR[] = {
+	{"sema_object", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clImportMemoryARM[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clSVMAllocARM[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"alignment", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clSVMFreeARM[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"svm_pointer", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clEnqueueSVMFreeARM[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"num_svm_pointers", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueSVMMemcpyARM[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"blocking_copy", HT_FA_UINT, HT_AR_BLOCKING},
+	{"dst_ptr", HT_FA_HEX, HT_AR_NONE},
+	{"src_ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueSVMMemFillARM[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"svm_ptr", HT_FA_HEX, HT_AR_NONE},
+	{"pattern_size", HT_FA_UINT, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueSVMMapARM[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"blocking_map", HT_FA_UINT, HT_AR_BLOCKING},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"svm_ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueSVMUnmapARM[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"svm_ptr", HT_FA_HEX, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clSetKernelArgSVMPointerARM[] = {
+	{"kernel", HT_FA_HEX, HT_AR_NONE},
+	{"arg_index", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clSetKernelExecInfoARM[] = {
+	{"kernel", HT_FA_HEX, HT_AR_NONE},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clCreateAcceleratorINTEL[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"accelerator_type", HT_FA_UINT, HT_AR_NONE},
+	{"descriptor_size", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clGetAcceleratorInfoINTEL[] = {
+	{"accelerator", HT_FA_HEX, HT_AR_NONE},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clRetainAcceleratorINTEL[] = {
+	{"accelerator", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clReleaseAcceleratorINTEL[] = {
+	{"accelerator", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clHostMemAllocINTEL[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"alignment", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clDeviceMemAllocINTEL[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"device", HT_FA_HEX, HT_AR_DEVICE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"alignment", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clSharedMemAllocINTEL[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"device", HT_FA_HEX, HT_AR_DEVICE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"alignment", HT_FA_UINT, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clMemFreeINTEL[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clMemBlockingFreeINTEL[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clGetMemAllocInfoINTEL[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clSetKernelArgMemPointerINTEL[] = {
+	{"kernel", HT_FA_HEX, HT_AR_NONE},
+	{"arg_index", HT_FA_UINT, HT_AR_NONE},
+};
+static const struct ht_fn_arg_desc args_clEnqueueMemFillINTEL[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"dst_ptr", HT_FA_HEX, HT_AR_NONE},
+	{"pattern_size", HT_FA_UINT, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueMemcpyINTEL[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"blocking", HT_FA_UINT, HT_AR_BLOCKING},
+	{"dst_ptr", HT_FA_HEX, HT_AR_NONE},
+	{"src_ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueMemAdviseINTEL[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"advice", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueMigrateMemINTEL[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"ptr", HT_FA_HEX, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clEnqueueMemsetINTEL[] = {
+	{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+	{"dst_ptr", HT_FA_HEX, HT_AR_NONE},
+	{"value", HT_FA_INT, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"num_events_in_wait_list", HT_FA_UINT, HT_AR_NONE},
+	{"event", HT_FA_HEX, HT_AR_EVENT},
+	{"bytes", HT_FA_UINT, HT_AR_BYTES},
+	{"corr", HT_FA_UINT, HT_AR_CORR},
+};
+static const struct ht_fn_arg_desc args_clCreateBufferWithPropertiesINTEL[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"size", HT_FA_UINT, HT_AR_NONE},
+	{"host_ptr", HT_FA_HEX, HT_AR_NONE},
+	{"result", HT_FA_HEX, HT_AR_RESULT},
+};
+static const struct ht_fn_arg_desc args_clGetImageRequirementsInfoEXT[] = {
+	{"context", HT_FA_HEX, HT_AR_NONE},
+	{"flags", HT_FA_UINT, HT_AR_NONE},
+	{"param_name", HT_FA_UINT, HT_AR_NONE},
+	{"param_value_size", HT_FA_UINT, HT_AR_NONE},
+};
+
 static const struct ht_fn_desc fns[HT_CL_FN_COUNT] = {
-	{"clGetPlatformIDs", "num_entries:u,num_platforms:u"},
-	{"clGetPlatformInfo", "platform:h,param_name:u,param_value_size:u"},
-	{"clGetDeviceIDs", "platform:h,device_type:u,num_entries:u,num_devices:u"},
-	{"clGetDeviceInfo", "device:h,param_name:u,param_value_size:u"},
-	{"clCreateSubDevices", "in_device:h,num_devices:u,num_devices_ret:u"},
-	{"clRetainDevice", "device:h"},
-	{"clReleaseDevice", "device:h"},
-	{"clSetDefaultDeviceCommandQueue", "context:h,device:h,command_queue:h"},
-	{"clGetDeviceAndHostTimer", "device:h"},
-	{"clGetHostTimer", "device:h"},
-	{"clCreateContext", "num_devices:u,result:h"},
-	{"clCreateContextFromType", "device_type:u,result:h"},
-	{"clRetainContext", "context:h"},
-	{"clReleaseContext", "context:h"},
-	{"clGetContextInfo", "context:h,param_name:u,param_value_size:u"},
-	{"clSetContextDestructorCallback", "context:h"},
-	{"clCreateCommandQueueWithProperties", "context:h,device:h,properties:h,result:h"},
-	{"clRetainCommandQueue", "command_queue:h"},
-	{"clReleaseCommandQueue", "command_queue:h"},
-	{"clGetCommandQueueInfo", "command_queue:h,param_name:u,param_value_size:u"},
-	{"clCreateBuffer", "context:h,flags:u,size:u,host_ptr:h,result:h"},
-	{"clCreateSubBuffer", "buffer:h,flags:u,buffer_create_type:u,result:h"},
-	{"clCreateImage", "context:h,flags:u,host_ptr:h,result:h"},
-	{"clCreatePipe", "context:h,flags:u,pipe_packet_size:u,pipe_max_packets:u,result:h"},
-	{"clCreateBufferWithProperties", "context:h,flags:u,size:u,host_ptr:h,result:h"},
-	{"clCreateImageWithProperties", "context:h,flags:u,host_ptr:h,result:h"},
-	{"clRetainMemObject", "memobj:h"},
-	{"clReleaseMemObject", "memobj:h"},
-	{"clGetSupportedImageFormats", "context:h,flags:u,image_type:u,num_entries:u,num_image_formats:u"},
-	{"clGetMemObjectInfo", "memobj:h,param_name:u,param_value_size:u"},
-	{"clGetImageInfo", "image:h,param_name:u,param_value_size:u"},
-	{"clGetPipeInfo", "pipe:h,param_name:u,param_value_size:u"},
-	{"clSetMemObjectDestructorCallback", "memobj:h"},
-	{"clSVMAlloc", "context:h,flags:u,size:u,alignment:u,result:h"},
-	{"clSVMFree", "context:h,svm_pointer:h"},
-	{"clCreateSamplerWithProperties", "context:h,result:h"},
-	{"clRetainSampler", "sampler:h"},
-	{"clReleaseSampler", "sampler:h"},
-	{"clGetSamplerInfo", "sampler:h,param_name:u,param_value_size:u"},
-	{"clCreateProgramWithSource", "context:h,count:u,result:h"},
-	{"clCreateProgramWithBinary", "context:h,num_devices:u,result:h"},
-	{"clCreateProgramWithBuiltInKernels", "context:h,num_devices:u,kernel_names:s,result:h"},
-	{"clCreateProgramWithIL", "context:h,length:u,result:h"},
-	{"clRetainProgram", "program:h"},
-	{"clReleaseProgram", "program:h"},
-	{"clBuildProgram", "program:h,num_devices:u,options:s"},
-	{"clCompileProgram", "program:h,num_devices:u,options:s,num_input_headers:u"},
-	{"clLinkProgram", "context:h,num_devices:u,options:s,num_input_programs:u,result:h"},
-	{"clSetProgramReleaseCallback", "program:h"},
-	{"clSetProgramSpecializationConstant", "program:h,spec_id:u,spec_size:u"},
-	{"clUnloadPlatformCompiler", "platform:h"},
-	{"clGetProgramInfo", "program:h,param_name:u,param_value_size:u"},
-	{"clGetProgramBuildInfo", "program:h,device:h,param_name:u,param_value_size:u"},
-	{"clCreateKernel", "program:h,kernel_name:s,result:h"},
-	{"clCreateKernelsInProgram", "program:h,num_kernels:u,num_kernels_ret:u"},
-	{"clCloneKernel", "source_kernel:h,result:h"},
-	{"clRetainKernel", "kernel:h"},
-	{"clReleaseKernel", "kernel:h"},
-	{"clSetKernelArg", "kernel:h,arg_index:u,arg_size:u"},
-	{"clSetKernelArgSVMPointer", "kernel:h,arg_index:u"},
-	{"clSetKernelExecInfo", "kernel:h,param_name:u,param_value_size:u"},
-	{"clGetKernelInfo", "kernel:h,param_name:u,param_value_size:u"},
-	{"clGetKernelArgInfo", "kernel:h,arg_indx:u,param_name:u,param_value_size:u"},
-	{"clGetKernelWorkGroupInfo", "kernel:h,device:h,param_name:u,param_value_size:u"},
-	{"clGetKernelSubGroupInfo", "kernel:h,device:h,param_name:u,input_value_size:u,param_value_size:u"},
-	{"clWaitForEvents", "num_events:u"},
-	{"clGetEventInfo", "event:h,param_name:u,param_value_size:u"},
-	{"clCreateUserEvent", "context:h,result:h"},
-	{"clRetainEvent", "event:h"},
-	{"clReleaseEvent", "event:h"},
-	{"clSetUserEventStatus", "event:h,execution_status:i"},
-	{"clSetEventCallback", "event:h,command_exec_callback_type:i"},
-	{"clGetEventProfilingInfo", "event:h,param_name:u,param_value_size:u"},
-	{"clFlush", "command_queue:h"},
-	{"clFinish", "command_queue:h"},
-	{"clEnqueueReadBuffer", "command_queue:h,buffer:h,blocking_read:u,offset:u,size:u,ptr:h,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueReadBufferRect", "command_queue:h,buffer:h,blocking_read:u,buffer_row_pitch:u,buffer_slice_pitch:u,host_row_pitch:u,host_slice_pitch:u,ptr:h,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueWriteBuffer", "command_queue:h,buffer:h,blocking_write:u,offset:u,size:u,ptr:h,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueWriteBufferRect", "command_queue:h,buffer:h,blocking_write:u,buffer_row_pitch:u,buffer_slice_pitch:u,host_row_pitch:u,host_slice_pitch:u,ptr:h,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueFillBuffer", "command_queue:h,buffer:h,pattern_size:u,offset:u,size:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueCopyBuffer", "command_queue:h,src_buffer:h,dst_buffer:h,src_offset:u,dst_offset:u,size:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueCopyBufferRect", "command_queue:h,src_buffer:h,dst_buffer:h,src_row_pitch:u,src_slice_pitch:u,dst_row_pitch:u,dst_slice_pitch:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueReadImage", "command_queue:h,image:h,blocking_read:u,row_pitch:u,slice_pitch:u,ptr:h,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueWriteImage", "command_queue:h,image:h,blocking_write:u,input_row_pitch:u,input_slice_pitch:u,ptr:h,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueFillImage", "command_queue:h,image:h,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueCopyImage", "command_queue:h,src_image:h,dst_image:h,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueCopyImageToBuffer", "command_queue:h,src_image:h,dst_buffer:h,dst_offset:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueCopyBufferToImage", "command_queue:h,src_buffer:h,dst_image:h,src_offset:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueMapBuffer", "command_queue:h,buffer:h,blocking_map:u,map_flags:u,offset:u,size:u,num_events_in_wait_list:u,event:h,result:h,bytes:u,corr:u"},
-	{"clEnqueueMapImage", "command_queue:h,image:h,blocking_map:u,map_flags:u,num_events_in_wait_list:u,event:h,result:h,bytes:u,corr:u"},
-	{"clEnqueueUnmapMemObject", "command_queue:h,memobj:h,mapped_ptr:h,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueMigrateMemObjects", "command_queue:h,num_mem_objects:u,flags:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueNDRangeKernel", "command_queue:h,kernel:h,name:s,work_dim:u,global0:u,global1:u,global2:u,local0:u,local1:u,local2:u,event:h,corr:u"},
-	{"clEnqueueNativeKernel", "command_queue:h,cb_args:u,num_mem_objects:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueMarkerWithWaitList", "command_queue:h,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueBarrierWithWaitList", "command_queue:h,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueSVMFree", "command_queue:h,num_svm_pointers:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueSVMMemcpy", "command_queue:h,blocking_copy:u,dst_ptr:h,src_ptr:h,size:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueSVMMemFill", "command_queue:h,svm_ptr:h,pattern_size:u,size:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueSVMMap", "command_queue:h,blocking_map:u,flags:u,svm_ptr:h,size:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueSVMUnmap", "command_queue:h,svm_ptr:h,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueSVMMigrateMem", "command_queue:h,num_svm_pointers:u,flags:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clGetExtensionFunctionAddressForPlatform", "platform:h,func_name:s,result:h"},
-	{"clSetCommandQueueProperty", "command_queue:h,properties:u,enable:u"},
-	{"clCreateImage2D", "context:h,flags:u,image_width:u,image_height:u,image_row_pitch:u,host_ptr:h,result:h"},
-	{"clCreateImage3D", "context:h,flags:u,image_width:u,image_height:u,image_depth:u,image_row_pitch:u,image_slice_pitch:u,host_ptr:h,result:h"},
-	{"clEnqueueMarker", "command_queue:h,event:h,bytes:u,corr:u"},
-	{"clEnqueueWaitForEvents", "command_queue:h,num_events:u"},
-	{"clEnqueueBarrier", "command_queue:h"},
-	{"clUnloadCompiler", ""},
-	{"clGetExtensionFunctionAddress", "func_name:s,result:h"},
-	{"clCreateCommandQueue", "context:h,device:h,properties:h,result:h"},
-	{"clCreateSampler", "context:h,normalized_coords:u,addressing_mode:u,filter_mode:u,result:h"},
-	{"clEnqueueTask", "command_queue:h,kernel:h,name:s,event:h,corr:u"},
-	{"clCreateFromGLBuffer", "context:h,flags:u,bufobj:u,result:h"},
-	{"clCreateFromGLTexture", "context:h,flags:u,target:u,miplevel:u,texture:u,result:h"},
-	{"clCreateFromGLRenderbuffer", "context:h,flags:u,renderbuffer:u,result:h"},
-	{"clGetGLObjectInfo", "memobj:h"},
-	{"clGetGLTextureInfo", "memobj:h,param_name:u,param_value_size:u"},
-	{"clEnqueueAcquireGLObjects", "command_queue:h,num_objects:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueReleaseGLObjects", "command_queue:h,num_objects:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clCreateFromGLTexture2D", "context:h,flags:u,target:u,miplevel:u,texture:u,result:h"},
-	{"clCreateFromGLTexture3D", "context:h,flags:u,target:u,miplevel:u,texture:u,result:h"},
-	{"clGetGLContextInfoKHR", "param_name:u,param_value_size:u"},
-	{"clCreateEventFromGLsyncKHR", "context:h,sync:u,result:h"},
-	{"clGetSupportedGLTextureFormatsINTEL", "context:h,flags:u,image_type:u,num_entries:u,num_texture_formats:u"},
-	{"clCreateFromEGLImageKHR", "context:h,egldisplay:u,eglimage:u,flags:u,result:h"},
-	{"clEnqueueAcquireEGLObjectsKHR", "command_queue:h,num_objects:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueReleaseEGLObjectsKHR", "command_queue:h,num_objects:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clCreateEventFromEGLSyncKHR", "context:h,sync:u,display:u,result:h"},
-	{"clCreateCommandBufferKHR", "num_queues:u,result:h"},
-	{"clFinalizeCommandBufferKHR", "command_buffer:h"},
-	{"clRetainCommandBufferKHR", "command_buffer:h"},
-	{"clReleaseCommandBufferKHR", "command_buffer:h"},
-	{"clEnqueueCommandBufferKHR", "num_queues:u,command_buffer:h,num_events_in_wait_list:u,event:h"},
-	{"clCommandBarrierWithWaitListKHR", "command_buffer:h,command_queue:h,num_sync_points_in_wait_list:u"},
-	{"clCommandCopyBufferKHR", "command_buffer:h,command_queue:h,src_buffer:h,dst_buffer:h,src_offset:u,dst_offset:u,size:u,num_sync_points_in_wait_list:u"},
-	{"clCommandCopyBufferRectKHR", "command_buffer:h,command_queue:h,src_buffer:h,dst_buffer:h,src_row_pitch:u,src_slice_pitch:u,dst_row_pitch:u,dst_slice_pitch:u,num_sync_points_in_wait_list:u"},
-	{"clCommandCopyBufferToImageKHR", "command_buffer:h,command_queue:h,src_buffer:h,dst_image:h,src_offset:u,num_sync_points_in_wait_list:u"},
-	{"clCommandCopyImageKHR", "command_buffer:h,command_queue:h,src_image:h,dst_image:h,num_sync_points_in_wait_list:u"},
-	{"clCommandCopyImageToBufferKHR", "command_buffer:h,command_queue:h,src_image:h,dst_buffer:h,dst_offset:u,num_sync_points_in_wait_list:u"},
-	{"clCommandFillBufferKHR", "command_buffer:h,command_queue:h,buffer:h,pattern_size:u,offset:u,size:u,num_sync_points_in_wait_list:u"},
-	{"clCommandFillImageKHR", "command_buffer:h,command_queue:h,image:h,num_sync_points_in_wait_list:u"},
-	{"clCommandNDRangeKernelKHR", "command_buffer:h,command_queue:h,kernel:h,work_dim:u,num_sync_points_in_wait_list:u"},
-	{"clGetCommandBufferInfoKHR", "command_buffer:h,param_name:u,param_value_size:u"},
-	{"clUpdateMutableCommandsKHR", "command_buffer:h"},
-	{"clGetMutableCommandInfoKHR", "command:h,param_name:u,param_value_size:u"},
-	{"clSetMemObjectDestructorAPPLE", "memobj:h"},
-	{"clLogMessagesToSystemLogAPPLE", "cb:u"},
-	{"clLogMessagesToStdoutAPPLE", "cb:u"},
-	{"clLogMessagesToStderrAPPLE", "cb:u"},
-	{"clIcdGetPlatformIDsKHR", "num_entries:u,num_platforms:u"},
-	{"clCreateProgramWithILKHR", "context:h,length:u,result:h"},
-	{"clTerminateContextKHR", "context:h"},
-	{"clCreateCommandQueueWithPropertiesKHR", "context:h,device:h,result:h"},
-	{"clReleaseDeviceEXT", "device:h"},
-	{"clRetainDeviceEXT", "device:h"},
-	{"clCreateSubDevicesEXT", "in_device:h,num_entries:u,num_devices:u"},
-	{"clEnqueueMigrateMemObjectEXT", "command_queue:h,num_mem_objects:u,flags:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clGetDeviceImageInfoQCOM", "device:h,image_width:u,image_height:u,param_name:u,param_value_size:u"},
-	{"clEnqueueAcquireGrallocObjectsIMG", "command_queue:h,num_objects:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueReleaseGrallocObjectsIMG", "command_queue:h,num_objects:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueGenerateMipmapIMG", "command_queue:h,src_image:h,dst_image:h,mipmap_filter_mode:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clGetKernelSubGroupInfoKHR", "in_kernel:h,in_device:h,param_name:u,input_value_size:u,param_value_size:u"},
-	{"clGetKernelSuggestedLocalWorkSizeKHR", "command_queue:h,kernel:h,work_dim:u"},
-	{"clEnqueueAcquireExternalMemObjectsKHR", "command_queue:h,num_mem_objects:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueReleaseExternalMemObjectsKHR", "command_queue:h,num_mem_objects:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clGetSemaphoreHandleForTypeKHR", "sema_object:h,device:h,handle_type:u,handle_size:u"},
-	{"clCreateSemaphoreWithPropertiesKHR", "context:h,result:h"},
-	{"clEnqueueWaitSemaphoresKHR", "command_queue:h,num_sema_objects:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueSignalSemaphoresKHR", "command_queue:h,num_sema_objects:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clGetSemaphoreInfoKHR", "sema_object:h,param_name:u,param_value_size:u"},
-	{"clReleaseSemaphoreKHR", "sema_object:h"},
-	{"clRetainSemaphoreKHR", "sema_object:h"},
-	{"clImportMemoryARM", "context:h,flags:u,size:u,result:h"},
-	{"clSVMAllocARM", "context:h,flags:u,size:u,alignment:u,result:h"},
-	{"clSVMFreeARM", "context:h,svm_pointer:h"},
-	{"clEnqueueSVMFreeARM", "command_queue:h,num_svm_pointers:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueSVMMemcpyARM", "command_queue:h,blocking_copy:u,dst_ptr:h,src_ptr:h,size:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueSVMMemFillARM", "command_queue:h,svm_ptr:h,pattern_size:u,size:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueSVMMapARM", "command_queue:h,blocking_map:u,flags:u,svm_ptr:h,size:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueSVMUnmapARM", "command_queue:h,svm_ptr:h,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clSetKernelArgSVMPointerARM", "kernel:h,arg_index:u"},
-	{"clSetKernelExecInfoARM", "kernel:h,param_name:u,param_value_size:u"},
-	{"clCreateAcceleratorINTEL", "context:h,accelerator_type:u,descriptor_size:u,result:h"},
-	{"clGetAcceleratorInfoINTEL", "accelerator:h,param_name:u,param_value_size:u"},
-	{"clRetainAcceleratorINTEL", "accelerator:h"},
-	{"clReleaseAcceleratorINTEL", "accelerator:h"},
-	{"clHostMemAllocINTEL", "context:h,size:u,alignment:u,result:h"},
-	{"clDeviceMemAllocINTEL", "context:h,device:h,size:u,alignment:u,result:h"},
-	{"clSharedMemAllocINTEL", "context:h,device:h,size:u,alignment:u,result:h"},
-	{"clMemFreeINTEL", "context:h,ptr:h"},
-	{"clMemBlockingFreeINTEL", "context:h,ptr:h"},
-	{"clGetMemAllocInfoINTEL", "context:h,ptr:h,param_name:u,param_value_size:u"},
-	{"clSetKernelArgMemPointerINTEL", "kernel:h,arg_index:u"},
-	{"clEnqueueMemFillINTEL", "command_queue:h,dst_ptr:h,pattern_size:u,size:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueMemcpyINTEL", "command_queue:h,blocking:u,dst_ptr:h,src_ptr:h,size:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueMemAdviseINTEL", "command_queue:h,ptr:h,size:u,advice:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueMigrateMemINTEL", "command_queue:h,ptr:h,size:u,flags:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clEnqueueMemsetINTEL", "command_queue:h,dst_ptr:h,value:i,size:u,num_events_in_wait_list:u,event:h,bytes:u,corr:u"},
-	{"clCreateBufferWithPropertiesINTEL", "context:h,flags:u,size:u,host_ptr:h,result:h"},
-	{"clGetImageRequirementsInfoEXT", "context:h,flags:u,param_name:u,param_value_size:u"},
+	{"clGetPlatformIDs", 0, 2, args_clGetPlatformIDs},
+	{"clGetPlatformInfo", HT_ROLE_QUERY, 3, args_clGetPlatformInfo},
+	{"clGetDeviceIDs", 0, 4, args_clGetDeviceIDs},
+	{"clGetDeviceInfo", HT_ROLE_QUERY, 3, args_clGetDeviceInfo},
+	{"clCreateSubDevices", HT_ROLE_CREATE, 3, args_clCreateSubDevices},
+	{"clRetainDevice", 0, 1, args_clRetainDevice},
+	{"clReleaseDevice", HT_ROLE_RELEASE, 1, args_clReleaseDevice},
+	{"clSetDefaultDeviceCommandQueue", 0, 3, args_clSetDefaultDeviceCommandQueue},
+	{"clGetDeviceAndHostTimer", 0, 1, args_clGetDeviceAndHostTimer},
+	{"clGetHostTimer", 0, 1, args_clGetHostTimer},
+	{"clCreateContext", HT_ROLE_CREATE, 2, args_clCreateContext},
+	{"clCreateContextFromType", HT_ROLE_CREATE, 2, args_clCreateContextFromType},
+	{"clRetainContext", 0, 1, args_clRetainContext},
+	{"clReleaseContext", HT_ROLE_RELEASE, 1, args_clReleaseContext},
+	{"clGetContextInfo", HT_ROLE_QUERY, 3, args_clGetContextInfo},
+	{"clSetContextDestructorCallback", 0, 1, args_clSetContextDestructorCallback},
+	{"clCreateCommandQueueWithProperties", HT_ROLE_CREATE, 4, args_clCreateCommandQueueWithProperties},
+	{"clRetainCommandQueue", 0, 1, args_clRetainCommandQueue},
+	{"clReleaseCommandQueue", HT_ROLE_RELEASE, 1, args_clReleaseCommandQueue},
+	{"clGetCommandQueueInfo", HT_ROLE_QUERY, 3, args_clGetCommandQueueInfo},
+	{"clCreateBuffer", HT_ROLE_ALLOC, 5, args_clCreateBuffer},
+	{"clCreateSubBuffer", HT_ROLE_ALLOC, 4, args_clCreateSubBuffer},
+	{"clCreateImage", HT_ROLE_ALLOC, 4, args_clCreateImage},
+	{"clCreatePipe", HT_ROLE_ALLOC, 5, args_clCreatePipe},
+	{"clCreateBufferWithProperties", HT_ROLE_ALLOC, 5, args_clCreateBufferWithProperties},
+	{"clCreateImageWithProperties", HT_ROLE_ALLOC, 4, args_clCreateImageWithProperties},
+	{"clRetainMemObject", 0, 1, args_clRetainMemObject},
+	{"clReleaseMemObject", HT_ROLE_FREE | HT_ROLE_RELEASE, 1, args_clReleaseMemObject},
+	{"clGetSupportedImageFormats", 0, 5, args_clGetSupportedImageFormats},
+	{"clGetMemObjectInfo", HT_ROLE_QUERY, 3, args_clGetMemObjectInfo},
+	{"clGetImageInfo", HT_ROLE_QUERY, 3, args_clGetImageInfo},
+	{"clGetPipeInfo", HT_ROLE_QUERY, 3, args_clGetPipeInfo},
+	{"clSetMemObjectDestructorCallback", 0, 1, args_clSetMemObjectDestructorCallback},
+	{"clSVMAlloc", HT_ROLE_ALLOC, 5, args_clSVMAlloc},
+	{"clSVMFree", HT_ROLE_FREE, 2, args_clSVMFree},
+	{"clCreateSamplerWithProperties", HT_ROLE_CREATE, 2, args_clCreateSamplerWithProperties},
+	{"clRetainSampler", 0, 1, args_clRetainSampler},
+	{"clReleaseSampler", HT_ROLE_RELEASE, 1, args_clReleaseSampler},
+	{"clGetSamplerInfo", HT_ROLE_QUERY, 3, args_clGetSamplerInfo},
+	{"clCreateProgramWithSource", HT_ROLE_CREATE, 3, args_clCreateProgramWithSource},
+	{"clCreateProgramWithBinary", HT_ROLE_CREATE, 3, args_clCreateProgramWithBinary},
+	{"clCreateProgramWithBuiltInKernels", HT_ROLE_CREATE, 4, args_clCreateProgramWithBuiltInKernels},
+	{"clCreateProgramWithIL", HT_ROLE_CREATE, 3, args_clCreateProgramWithIL},
+	{"clRetainProgram", 0, 1, args_clRetainProgram},
+	{"clReleaseProgram", HT_ROLE_RELEASE, 1, args_clReleaseProgram},
+	{"clBuildProgram", HT_ROLE_BUILD, 3, args_clBuildProgram},
+	{"clCompileProgram", HT_ROLE_BUILD, 4, args_clCompileProgram},
+	{"clLinkProgram", HT_ROLE_BUILD, 5, args_clLinkProgram},
+	{"clSetProgramReleaseCallback", 0, 1, args_clSetProgramReleaseCallback},
+	{"clSetProgramSpecializationConstant", 0, 3, args_clSetProgramSpecializationConstant},
+	{"clUnloadPlatformCompiler", 0, 1, args_clUnloadPlatformCompiler},
+	{"clGetProgramInfo", HT_ROLE_QUERY, 3, args_clGetProgramInfo},
+	{"clGetProgramBuildInfo", HT_ROLE_QUERY, 4, args_clGetProgramBuildInfo},
+	{"clCreateKernel", HT_ROLE_CREATE, 3, args_clCreateKernel},
+	{"clCreateKernelsInProgram", HT_ROLE_CREATE, 3, args_clCreateKernelsInProgram},
+	{"clCloneKernel", 0, 2, args_clCloneKernel},
+	{"clRetainKernel", 0, 1, args_clRetainKernel},
+	{"clReleaseKernel", HT_ROLE_RELEASE, 1, args_clReleaseKernel},
+	{"clSetKernelArg", 0, 3, args_clSetKernelArg},
+	{"clSetKernelArgSVMPointer", 0, 2, args_clSetKernelArgSVMPointer},
+	{"clSetKernelExecInfo", 0, 3, args_clSetKernelExecInfo},
+	{"clGetKernelInfo", HT_ROLE_QUERY, 3, args_clGetKernelInfo},
+	{"clGetKernelArgInfo", HT_ROLE_QUERY, 4, args_clGetKernelArgInfo},
+	{"clGetKernelWorkGroupInfo", HT_ROLE_QUERY, 4, args_clGetKernelWorkGroupInfo},
+	{"clGetKernelSubGroupInfo", HT_ROLE_QUERY, 5, args_clGetKernelSubGroupInfo},
+	{"clWaitForEvents", HT_ROLE_SYNC, 1, args_clWaitForEvents},
+	{"clGetEventInfo", HT_ROLE_QUERY, 3, args_clGetEventInfo},
+	{"clCreateUserEvent", HT_ROLE_CREATE, 2, args_clCreateUserEvent},
+	{"clRetainEvent", 0, 1, args_clRetainEvent},
+	{"clReleaseEvent", HT_ROLE_RELEASE, 1, args_clReleaseEvent},
+	{"clSetUserEventStatus", 0, 2, args_clSetUserEventStatus},
+	{"clSetEventCallback", 0, 2, args_clSetEventCallback},
+	{"clGetEventProfilingInfo", HT_ROLE_QUERY, 3, args_clGetEventProfilingInfo},
+	{"clFlush", 0, 1, args_clFlush},
+	{"clFinish", HT_ROLE_SYNC, 1, args_clFinish},
+	{"clEnqueueReadBuffer", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_BLOCKING, 10, args_clEnqueueReadBuffer},
+	{"clEnqueueReadBufferRect", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_BLOCKING, 12, args_clEnqueueReadBufferRect},
+	{"clEnqueueWriteBuffer", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_BLOCKING, 10, args_clEnqueueWriteBuffer},
+	{"clEnqueueWriteBufferRect", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_BLOCKING, 12, args_clEnqueueWriteBufferRect},
+	{"clEnqueueFillBuffer", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 9, args_clEnqueueFillBuffer},
+	{"clEnqueueCopyBuffer", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 10, args_clEnqueueCopyBuffer},
+	{"clEnqueueCopyBufferRect", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 11, args_clEnqueueCopyBufferRect},
+	{"clEnqueueReadImage", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_BLOCKING, 10, args_clEnqueueReadImage},
+	{"clEnqueueWriteImage", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_BLOCKING, 10, args_clEnqueueWriteImage},
+	{"clEnqueueFillImage", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 6, args_clEnqueueFillImage},
+	{"clEnqueueCopyImage", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 7, args_clEnqueueCopyImage},
+	{"clEnqueueCopyImageToBuffer", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 8, args_clEnqueueCopyImageToBuffer},
+	{"clEnqueueCopyBufferToImage", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 8, args_clEnqueueCopyBufferToImage},
+	{"clEnqueueMapBuffer", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_BLOCKING, 11, args_clEnqueueMapBuffer},
+	{"clEnqueueMapImage", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_BLOCKING, 9, args_clEnqueueMapImage},
+	{"clEnqueueUnmapMemObject", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 7, args_clEnqueueUnmapMemObject},
+	{"clEnqueueMigrateMemObjects", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 7, args_clEnqueueMigrateMemObjects},
+	{"clEnqueueNDRangeKernel", HT_ROLE_ENQUEUE | HT_ROLE_LAUNCH, 12, args_clEnqueueNDRangeKernel},
+	{"clEnqueueNativeKernel", HT_ROLE_ENQUEUE | HT_ROLE_LAUNCH, 7, args_clEnqueueNativeKernel},
+	{"clEnqueueMarkerWithWaitList", HT_ROLE_ENQUEUE, 5, args_clEnqueueMarkerWithWaitList},
+	{"clEnqueueBarrierWithWaitList", HT_ROLE_ENQUEUE, 5, args_clEnqueueBarrierWithWaitList},
+	{"clEnqueueSVMFree", HT_ROLE_ENQUEUE | HT_ROLE_FREE, 6, args_clEnqueueSVMFree},
+	{"clEnqueueSVMMemcpy", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_BLOCKING, 9, args_clEnqueueSVMMemcpy},
+	{"clEnqueueSVMMemFill", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 8, args_clEnqueueSVMMemFill},
+	{"clEnqueueSVMMap", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER | HT_ROLE_BLOCKING, 9, args_clEnqueueSVMMap},
+	{"clEnqueueSVMUnmap", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 6, args_clEnqueueSVMUnmap},
+	{"clEnqueueSVMMigrateMem", HT_ROLE_ENQUEUE | HT_ROLE_TRANSFER, 7, args_clEnqueueSVMMigrateMem},
+	{"clGetExtensionFunctionAddressForPlatform", 0, 3, args_clGetExtensionFunctionAddressForPlatform},
+	{"clSetCommandQueueProperty", 0, 3, args_clSetCommandQueueProperty},
+	{"clCreateImage2D", HT_ROLE_ALLOC, 7, args_clCreateImage2D},
+	{"clCreateImage3D", HT_ROLE_ALLOC, 9, args_clCreateImage3D},
+	{"clEnqueueMarker", HT_ROLE_ENQUEUE, 4, args_clEnqueueMarker},
+	{"clEnqueueWaitForEvents", 0, 2, args_clEnqueueWaitForEvents},
+	{"clEnqueueBarrier", 0, 1, args_clEnqueueBarrier},
+	{"clUnloadCompiler", 0, 0, NULL},
+	{"clGetExtensionFunctionAddress", 0, 2, args_clGetExtensionFunctionAddress},
+	{"clCreateCommandQueue", HT_ROLE_CREATE, 4, args_clCreateCommandQueue},
+	{"clCreateSampler", HT_ROLE_CREATE, 5, args_clCreateSampler},
+	{"clEnqueueTask", HT_ROLE_ENQUEUE | HT_ROLE_LAUNCH, 5, args_clEnqueueTask},
+	{"clCreateFromGLBuffer", HT_ROLE_ALLOC, 4, args_clCreateFromGLBuffer},
+	{"clCreateFromGLTexture", HT_ROLE_ALLOC, 6, args_clCreateFromGLTexture},
+	{"clCreateFromGLRenderbuffer", HT_ROLE_ALLOC, 4, args_clCreateFromGLRenderbuffer},
+	{"clGetGLObjectInfo", HT_ROLE_QUERY, 1, args_clGetGLObjectInfo},
+	{"clGetGLTextureInfo", HT_ROLE_QUERY, 3, args_clGetGLTextureInfo},
+	{"clEnqueueAcquireGLObjects", HT_ROLE_ENQUEUE, 6, args_clEnqueueAcquireGLObjects},
+	{"clEnqueueReleaseGLObjects", HT_ROLE_ENQUEUE, 6, args_clEnqueueReleaseGLObjects},
+	{"clCreateFromGLTexture2D", HT_ROLE_ALLOC, 6, args_clCreateFromGLTexture2D},
+	{"clCreateFromGLTexture3D", HT_ROLE_ALLOC, 6, args_clCreateFromGLTexture3D},
+	{"clGetGLContextInfoKHR", HT_ROLE_QUERY, 2, args_clGetGLContextInfoKHR},
+	{"clCreateEventFromGLsyncKHR", HT_ROLE_CREATE, 3, args_clCreateEventFromGLsyncKHR},
+	{"clGetSupportedGLTextureFormatsINTEL", 0, 5, args_clGetSupportedGLTextureFormatsINTEL},
+	{"clCreateFromEGLImageKHR", HT_ROLE_ALLOC, 5, args_clCreateFromEGLImageKHR},
+	{"clEnqueueAcquireEGLObjectsKHR", HT_ROLE_ENQUEUE, 6, args_clEnqueueAcquireEGLObjectsKHR},
+	{"clEnqueueReleaseEGLObjectsKHR", HT_ROLE_ENQUEUE, 6, args_clEnqueueReleaseEGLObjectsKHR},
+	{"clCreateEventFromEGLSyncKHR", HT_ROLE_CREATE, 4, args_clCreateEventFromEGLSyncKHR},
+	{"clCreateCommandBufferKHR", HT_ROLE_CREATE, 2, args_clCreateCommandBufferKHR},
+	{"clFinalizeCommandBufferKHR", 0, 1, args_clFinalizeCommandBufferKHR},
+	{"clRetainCommandBufferKHR", 0, 1, args_clRetainCommandBufferKHR},
+	{"clReleaseCommandBufferKHR", HT_ROLE_RELEASE, 1, args_clReleaseCommandBufferKHR},
+	{"clEnqueueCommandBufferKHR", 0, 4, args_clEnqueueCommandBufferKHR},
+	{"clCommandBarrierWithWaitListKHR", 0, 3, args_clCommandBarrierWithWaitListKHR},
+	{"clCommandCopyBufferKHR", 0, 8, args_clCommandCopyBufferKHR},
+	{"clCommandCopyBufferRectKHR", 0, 9, args_clCommandCopyBufferRectKHR},
+	{"clCommandCopyBufferToImageKHR", 0, 6, args_clCommandCopyBufferToImageKHR},
+	{"clCommandCopyImageKHR", 0, 5, args_clCommandCopyImageKHR},
+	{"clCommandCopyImageToBufferKHR", 0, 6, args_clCommandCopyImageToBufferKHR},
+	{"clCommandFillBufferKHR", 0, 7, args_clCommandFillBufferKHR},
+	{"clCommandFillImageKHR", 0, 4, args_clCommandFillImageKHR},
+	{"clCommandNDRangeKernelKHR", 0, 5, args_clCommandNDRangeKernelKHR},
+	{"clGetCommandBufferInfoKHR", HT_ROLE_QUERY, 3, args_clGetCommandBufferInfoKHR},
+	{"clUpdateMutableCommandsKHR", 0, 1, args_clUpdateMutableCommandsKHR},
+	{"clGetMutableCommandInfoKHR", HT_ROLE_QUERY, 3, args_clGetMutableCommandInfoKHR},
+	{"clSetMemObjectDestructorAPPLE", 0, 1, args_clSetMemObjectDestructorAPPLE},
+	{"clLogMessagesToSystemLogAPPLE", 0, 1, args_clLogMessagesToSystemLogAPPLE},
+	{"clLogMessagesToStdoutAPPLE", 0, 1, args_clLogMessagesToStdoutAPPLE},
+	{"clLogMessagesToStderrAPPLE", 0, 1, args_clLogMessagesToStderrAPPLE},
+	{"clIcdGetPlatformIDsKHR", 0, 2, args_clIcdGetPlatformIDsKHR},
+	{"clCreateProgramWithILKHR", HT_ROLE_CREATE, 3, args_clCreateProgramWithILKHR},
+	{"clTerminateContextKHR", 0, 1, args_clTerminateContextKHR},
+	{"clCreateCommandQueueWithPropertiesKHR", HT_ROLE_CREATE, 3, args_clCreateCommandQueueWithPropertiesKHR},
+	{"clReleaseDeviceEXT", HT_ROLE_RELEASE, 1, args_clReleaseDeviceEXT},
+	{"clRetainDeviceEXT", 0, 1, args_clRetainDeviceEXT},
+	{"clCreateSubDevicesEXT", HT_ROLE_CREATE, 3, args_clCreateSubDevicesEXT},
+	{"clEnqueueMigrateMemObjectEXT", HT_ROLE_ENQUEUE, 7, args_clEnqueueMigrateMemObjectEXT},
+	{"clGetDeviceImageInfoQCOM", HT_ROLE_QUERY, 5, args_clGetDeviceImageInfoQCOM},
+	{"clEnqueueAcquireGrallocObjectsIMG", HT_ROLE_ENQUEUE, 6, args_clEnqueueAcquireGrallocObjectsIMG},
+	{"clEnqueueReleaseGrallocObjectsIMG", HT_ROLE_ENQUEUE, 6, args_clEnqueueReleaseGrallocObjectsIMG},
+	{"clEnqueueGenerateMipmapIMG", HT_ROLE_ENQUEUE, 8, args_clEnqueueGenerateMipmapIMG},
+	{"clGetKernelSubGroupInfoKHR", HT_ROLE_QUERY, 5, args_clGetKernelSubGroupInfoKHR},
+	{"clGetKernelSuggestedLocalWorkSizeKHR", 0, 3, args_clGetKernelSuggestedLocalWorkSizeKHR},
+	{"clEnqueueAcquireExternalMemObjectsKHR", HT_ROLE_ENQUEUE, 6, args_clEnqueueAcquireExternalMemObjectsKHR},
+	{"clEnqueueReleaseExternalMemObjectsKHR", HT_ROLE_ENQUEUE, 6, args_clEnqueueReleaseExternalMemObjectsKHR},
+	{"clGetSemaphoreHandleForTypeKHR", 0, 4, args_clGetSemaphoreHandleForTypeKHR},
+	{"clCreateSemaphoreWithPropertiesKHR", HT_ROLE_CREATE, 2, args_clCreateSemaphoreWithPropertiesKHR},
+	{"clEnqueueWaitSemaphoresKHR", HT_ROLE_ENQUEUE, 6, args_clEnqueueWaitSemaphoresKHR},
+	{"clEnqueueSignalSemaphoresKHR", HT_ROLE_ENQUEUE, 6, args_clEnqueueSignalSemaphoresKHR},
+	{"clGetSemaphoreInfoKHR", HT_ROLE_QUERY, 3, args_clGetSemaphoreInfoKHR},
+	{"clReleaseSemaphoreKHR", HT_ROLE_RELEASE, 1, args_clReleaseSemaphoreKHR},
+	{"clRetainSemaphoreKHR", 0, 1, args_clRetainSemaphoreKHR},
+	{"clImportMemoryARM", 0, 4, args_clImportMemoryARM},
+	{"clSVMAllocARM", 0, 5, args_clSVMAllocARM},
+	{"clSVMFreeARM", 0, 2, args_clSVMFreeARM},
+	{"clEnqueueSVMFreeARM", HT_ROLE_ENQUEUE, 6, args_clEnqueueSVMFreeARM},
+	{"clEnqueueSVMMemcpyARM", HT_ROLE_ENQUEUE | HT_ROLE_BLOCKING, 9, args_clEnqueueSVMMemcpyARM},
+	{"clEnqueueSVMMemFillARM", HT_ROLE_ENQUEUE, 8, args_clEnqueueSVMMemFillARM},
+	{"clEnqueueSVMMapARM", HT_ROLE_ENQUEUE | HT_ROLE_BLOCKING, 9, args_clEnqueueSVMMapARM},
+	{"clEnqueueSVMUnmapARM", HT_ROLE_ENQUEUE, 6, args_clEnqueueSVMUnmapARM},
+	{"clSetKernelArgSVMPointerARM", 0, 2, args_clSetKernelArgSVMPointerARM},
+	{"clSetKernelExecInfoARM", 0, 3, args_clSetKernelExecInfoARM},
+	{"clCreateAcceleratorINTEL", HT_ROLE_CREATE, 4, args_clCreateAcceleratorINTEL},
+	{"clGetAcceleratorInfoINTEL", HT_ROLE_QUERY, 3, args_clGetAcceleratorInfoINTEL},
+	{"clRetainAcceleratorINTEL", 0, 1, args_clRetainAcceleratorINTEL},
+	{"clReleaseAcceleratorINTEL", HT_ROLE_RELEASE, 1, args_clReleaseAcceleratorINTEL},
+	{"clHostMemAllocINTEL", 0, 4, args_clHostMemAllocINTEL},
+	{"clDeviceMemAllocINTEL", 0, 5, args_clDeviceMemAllocINTEL},
+	{"clSharedMemAllocINTEL", 0, 5, args_clSharedMemAllocINTEL},
+	{"clMemFreeINTEL", 0, 2, args_clMemFreeINTEL},
+	{"clMemBlockingFreeINTEL", 0, 2, args_clMemBlockingFreeINTEL},
+	{"clGetMemAllocInfoINTEL", HT_ROLE_QUERY, 4, args_clGetMemAllocInfoINTEL},
+	{"clSetKernelArgMemPointerINTEL", 0, 2, args_clSetKernelArgMemPointerINTEL},
+	{"clEnqueueMemFillINTEL", HT_ROLE_ENQUEUE, 8, args_clEnqueueMemFillINTEL},
+	{"clEnqueueMemcpyINTEL", HT_ROLE_ENQUEUE | HT_ROLE_BLOCKING, 9, args_clEnqueueMemcpyINTEL},
+	{"clEnqueueMemAdviseINTEL", HT_ROLE_ENQUEUE, 8, args_clEnqueueMemAdviseINTEL},
+	{"clEnqueueMigrateMemINTEL", HT_ROLE_ENQUEUE, 8, args_clEnqueueMigrateMemINTEL},
+	{"clEnqueueMemsetINTEL", HT_ROLE_ENQUEUE, 8, args_clEnqueueMemsetINTEL},
+	{"clCreateBufferWithPropertiesINTEL", HT_ROLE_ALLOC, 5, args_clCreateBufferWithPropertiesINTEL},
+	{"clGetImageRequirementsInfoEXT", HT_ROLE_QUERY, 4, args_clGetImageRequirementsInfoEXT},
 };
 
 const struct ht_fn_table ht_cl_fn_table = {

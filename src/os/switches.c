@@ -34,8 +34,6 @@
 #include "core/recorder.h"
 #include "core/session.h"
 
-#define CPU_STATE_SIZE 25 /* i32 tid, u8 state, u64 begin, u64 end, u32 cpu */
-#define LOST_SIZE      9
 /*
  * Ring data size: 4 packets of the thread's stream, then smaller when the
  * locked-memory limit (kernel.perf_event_mlock_kb, then ulimit -l) refuses.
@@ -103,17 +101,13 @@ static int read_paranoid(void)
 static int write_note(struct ht_stream *proc, struct ht_strtab *strs, void *arg)
 {
 	const struct note *n = arg;
-	size_t len = strlen(n->reason);
-	uint8_t *p = ht_event_begin(proc, HT_EV_OS_STATUS, 9 + len + 1);
+	const struct ht_ev_os_status e = {.kind = (uint8_t)n->kind,
+					  .error = n->err,
+					  .paranoid = n->paranoid,
+					  .reason = n->reason};
 
 	(void)strs;
-	if (!p)
-		return -ENOSPC;
-	p[0] = (uint8_t)n->kind;
-	ht_put32(p + 1, (uint32_t)n->err);
-	ht_put32(p + 5, (uint32_t)n->paranoid);
-	ht_stream_commit(proc, ht_put_str(p + 9, n->reason, len));
-	return 0;
+	return HT_WRITE(proc, os_status, &e) ? 0 : -ENOSPC;
 }
 
 /* Records once per process why OS recording is off (kind OFF) or incomplete (PARTIAL). */
@@ -278,40 +272,25 @@ static void ring_copy(const struct ht_os_ring *r, uint64_t off, void *dst, size_
 /* Return: nonzero when `out` can take an interval and a lost event and still keep `keep` bytes. */
 static int room(struct ht_stream *out, size_t keep)
 {
-	return !keep ||
-	       ht_stream_has_room(out, 2 * HT_EH_MAX_SIZE + CPU_STATE_SIZE + LOST_SIZE + keep);
+	return !keep || ht_stream_has_room(out, 2 * HT_EH_MAX_SIZE + HT_EV_CPU_STATE_SIZE +
+						    HT_EV_LOST_SIZE + keep);
 }
 
 static void put_state(struct ht_stream *out, const struct ht_os_ring *r, uint64_t end)
 {
-	uint8_t *p;
+	const struct ht_ev_cpu_state e = {
+	    .tid = r->tid, .state = r->state, .begin_ns = r->since, .end_ns = end, .cpu = r->cpu};
 
-	if (!r->known || end <= r->since)
-		return;
-	p = ht_event_begin(out, HT_EV_CPU_STATE, CPU_STATE_SIZE);
-	if (!p)
-		return; /* dropped and counted by the stream */
-	ht_put32(p, (uint32_t)r->tid);
-	p[4] = r->state;
-	ht_put64(p + 5, r->since);
-	ht_put64(p + 13, end);
-	ht_put32(p + 21, r->cpu);
-	ht_stream_commit(out, p + CPU_STATE_SIZE);
+	if (r->known && end > r->since)
+		HT_WRITE(out, cpu_state, &e); /* or dropped and counted by the stream */
 }
 
 static void put_lost(struct ht_stream *out, struct ht_os_ring *r)
 {
-	uint8_t *p;
+	const struct ht_ev_lost e = {.kind = HT_LOST_OS_RECORD, .count = r->lost};
 
-	if (!r->lost)
-		return;
-	p = ht_event_begin(out, HT_EV_LOST, LOST_SIZE);
-	if (!p)
-		return;
-	p[0] = HT_LOST_OS_RECORD;
-	ht_put64(p + 1, r->lost);
-	ht_stream_commit(out, p + LOST_SIZE);
-	r->lost = 0;
+	if (r->lost && HT_WRITE(out, lost, &e))
+		r->lost = 0;
 }
 
 /* Applies one record to the state machine, writing the interval it closes. */
@@ -393,7 +372,7 @@ static void drain(struct ht_os_ring *r, struct ht_stream *out, size_t keep, int 
 	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
 	if (final && hidden_losses(r))
 		r->known = 0; /* the state after the last record read is unknown */
-	if (!keep || ht_stream_has_room(out, HT_EH_MAX_SIZE + LOST_SIZE + keep))
+	if (!keep || ht_stream_has_room(out, HT_EH_MAX_SIZE + HT_EV_LOST_SIZE + keep))
 		put_lost(out, r);
 	if (final) {
 		put_state(out, r, ht_now_ns());

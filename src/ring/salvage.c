@@ -186,4 +186,3 @@ int ht_salvage_process(int procfd, const char *pname, const uint8_t uuid[16],
 	closedir(d);
 	return rc;
 }
-

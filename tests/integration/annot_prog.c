@@ -169,9 +169,14 @@ int main(int argc, char **argv)
 			}
 		}
 	} else if (!strcmp(mode, "api")) {
+		static const struct ht_fn_arg_desc read_args[] = {
+		    {"queue", HT_FA_HEX, HT_AR_QUEUE},
+		    {"size", HT_FA_UINT, HT_AR_BYTES},
+		    {"offset", HT_FA_INT, HT_AR_NONE},
+		};
 		static const struct ht_fn_desc fns[] = {
-		    {"fakeInit", ""},
-		    {"fakeRead", "queue:h,size:u,offset:i"},
+		    {"fakeInit", HT_ROLE_CREATE, 0, NULL},
+		    {"fakeRead", HT_ROLE_TRANSFER, 3, read_args},
 		};
 		static const struct ht_fn_table tab = {"fake", HT_FN_BASE_XPTI + 0x800, 2, fns};
 

@@ -4,7 +4,8 @@
 N=20
 "$HT" record -q -o t -- "$PROG" api $N || fail "record exited $?"
 dump t d.txt
-assert_eq "$(count ' fn_def fn=[0-9]+ name="fakeRead" args="queue:h,size:u,offset:i"$' d.txt)" 1 "fn_def"
+assert_eq "$(count ' fn_def fn=[0-9]+ name="fakeRead" roles=transfer args=queue:hex:queue,size:uint:bytes,offset:int:none$' d.txt)" 1 "fn_def"
+assert_eq "$(count ' fn_def fn=[0-9]+ name="fakeInit" roles=create args=$' d.txt)" 1 "fn_def without arguments"
 assert_eq "$(count ' api_begin fn=22529$' d.txt)" $N "api_begin fakeRead"
 assert_eq "$(count ' api_end fn=22529 ret=-5 args=3735879685,4096,18446744073709551611$' d.txt)" 1 "api_end args"
 check_valid t

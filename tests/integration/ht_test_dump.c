@@ -17,90 +17,120 @@ static const char *str(char **tab, uint32_t n, uint32_t id)
 	return id && id <= n && tab[id - 1] ? tab[id - 1] : "?";
 }
 
+static void print_labels(const char *const *labels, uint32_t v, int flags)
+{
+	unsigned int k = 0;
+
+	if (!flags) {
+		while (labels[k] && k < v)
+			k++;
+		printf("%s", labels[k] ? labels[k] : "?");
+		return;
+	}
+	for (int first = 1; labels[k]; k++)
+		if (v & (1u << k)) {
+			printf("%s%s", first ? "" : "|", labels[k]);
+			first = 0;
+		}
+	if (!v)
+		printf("0");
+}
+
+/* Prints the payload through its class's decoder (events.gen.h), field by field. */
 static void print_fields(const struct ht_event *ev, char **tab, uint32_t n)
 {
 	const struct ht_event_class *ec = ev->ec;
-	const uint8_t *p = ev->payload;
+	union ht_ev_any u;
 
+	if (ec->get(&u, ev->payload, ev->size) < 0) {
+		printf(" (undecodable)");
+		return;
+	}
 	for (unsigned int i = 0; i < ec->nfields; i++) {
 		const struct ht_field *f = &ec->fields[i];
+		const void *m = (const uint8_t *)&u + f->member;
+		uint8_t cnt = f->member_n ? *((const uint8_t *)&u + f->member_n) : 0;
 
 		printf(" %s=", f->name);
 		switch (f->type) {
 		case HT_T_U8:
-			printf("%u", p[0]);
+			printf("%u", *(const uint8_t *)m);
 			break;
-		case HT_T_ENUM8: {
-			unsigned int k = 0;
-
-			while (f->labels[k] && k < p[0])
-				k++;
-			printf("%s", f->labels[k] ? f->labels[k] : "?");
+		case HT_T_ENUM8:
+			print_labels(f->labels, *(const uint8_t *)m, 0);
 			break;
-		}
+		case HT_T_FLAGS32:
+			print_labels(f->labels, *(const uint32_t *)m, 1);
+			break;
 		case HT_T_U16:
 		case HT_T_FN:
-			printf("%u", ht_le16(p));
+			printf("%u", *(const uint16_t *)m);
 			break;
 		case HT_T_U32:
-			printf("%u", ht_le32(p));
+			printf("%u", *(const uint32_t *)m);
 			break;
 		case HT_T_I32:
-			printf("%d", (int32_t)ht_le32(p));
+			printf("%d", *(const int32_t *)m);
 			break;
 		case HT_T_STRID:
-			printf("%s", str(tab, n, ht_le32(p)));
+			printf("%s", str(tab, n, *(const uint32_t *)m));
 			break;
 		case HT_T_U64:
-			printf("%llu", (unsigned long long)ht_le64(p));
+			printf("%llu", (unsigned long long)*(const uint64_t *)m);
 			break;
 		case HT_T_I64:
-			printf("%lld", (long long)ht_le64(p));
+			printf("%lld", (long long)*(const int64_t *)m);
 			break;
 		case HT_T_HEX64:
-			printf("0x%llx", (unsigned long long)ht_le64(p));
+			printf("0x%llx", (unsigned long long)*(const uint64_t *)m);
 			break;
-		case HT_T_F64: {
-			double d;
+		case HT_T_F64:
+			printf("%g", *(const double *)m);
+			break;
+		case HT_T_STR:
+			printf("\"%s\"", *(const char *const *)m);
+			break;
+		case HT_T_U64X3: {
+			const uint64_t *v = m;
 
-			memcpy(&d, p, 8);
-			printf("%g", d);
+			printf("%llu,%llu,%llu", (unsigned long long)v[0], (unsigned long long)v[1],
+			       (unsigned long long)v[2]);
 			break;
 		}
-		case HT_T_STR:
-			printf("\"%s\"", (const char *)p);
-			break;
-		case HT_T_U64X3:
-			printf("%llu,%llu,%llu", (unsigned long long)ht_le64(p),
-			       (unsigned long long)ht_le64(p + 8), (unsigned long long)ht_le64(p + 16));
-			break;
 		case HT_T_FNARGS:
-			for (unsigned int k = 0; k < p[0]; k++)
+			for (unsigned int k = 0; k < cnt; k++)
 				printf("%s%llu", k ? "," : "",
-				       (unsigned long long)ht_le64(p + 1 + 8 * k));
-			p += 1 + 8 * p[0];
-			continue;
+				       (unsigned long long)(*(const uint64_t *const *)m)[k]);
+			break;
 		case HT_T_IARGS:
-			for (unsigned int k = 0; k < p[0]; k++) {
-				const uint8_t *a = p + 1 + HT_IARG_SIZE * k;
-				uint64_t v = ht_le64(a + 5);
+			for (unsigned int k = 0; k < cnt; k++) {
+				const struct ht_iarg *a = &(*(const struct ht_iarg *const *)m)[k];
 				double d;
 
-				printf("%s%s:", k ? "," : "", str(tab, n, ht_le32(a)));
-				memcpy(&d, &v, 8);
-				if (a[4] == HT_ARG_INT)
-					printf("%lld", (long long)v);
-				else if (a[4] == HT_ARG_DOUBLE)
+				printf("%s%s:", k ? "," : "", str(tab, n, a->key));
+				memcpy(&d, &a->value, 8);
+				if (a->type == HT_ARG_INT)
+					printf("%lld", (long long)a->value);
+				else if (a->type == HT_ARG_DOUBLE)
 					printf("%g", d);
-				else if (a[4] == HT_ARG_STRING)
-					printf("%s", str(tab, n, (uint32_t)v));
+				else if (a->type == HT_ARG_STRING)
+					printf("%s", str(tab, n, (uint32_t)a->value));
 				else
-					printf("%llu", (unsigned long long)v);
+					printf("%llu", (unsigned long long)a->value);
 			}
-			p += 1 + HT_IARG_SIZE * p[0];
-			continue;
+			break;
+		case HT_T_SIG:
+			for (unsigned int k = 0; k < cnt; k++) {
+				const struct ht_fn_arg_desc *a =
+				    &(*(const struct ht_fn_arg_desc *const *)m)[k];
+
+				printf("%s%s:", k ? "," : "", a->name);
+				print_labels(ht_arg_type_names, a->type, 0);
+				putchar(':');
+				print_labels(ht_arg_role_names, a->role, 0);
+			}
+			break;
 		}
-		p += f->type == HT_T_STR ? strlen((const char *)p) + 1 : ht_format_field_size(f->type);
 	}
 }
 
@@ -116,17 +146,19 @@ static int dump_process(const struct ht_trace_process *p)
 	/* Strings first: they are defined in the process stream. */
 	if (ht_stream_reader_open(&r, p, "process", &err) == 0) {
 		while ((rc = ht_stream_reader_next(&r, &ev, &err)) > 0) {
+			struct ht_ev_string_def d;
 			uint32_t id;
 
-			if (ev.id != HT_EV_STRING_DEF)
+			if (ev.id != HT_EV_STRING_DEF ||
+			    ht_ev_string_def_get(&d, ev.payload, ev.size) < 0 || !d.id)
 				continue;
-			id = ht_le32(ev.payload);
+			id = d.id;
 			if (id > n) {
 				tab = realloc(tab, id * sizeof *tab);
 				memset(tab + n, 0, (id - n) * sizeof *tab);
 				n = id;
 			}
-			tab[id - 1] = strdup((const char *)ev.payload + 4);
+			tab[id - 1] = strdup(d.value);
 		}
 		ht_stream_reader_close(&r);
 	}

@@ -63,15 +63,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: synth_trace DIR [base|hostile|reorder]\n");
 		return 2;
 	}
-	dirfd = ht_synth_process(argv[1], 100, "synth", uuid);
+	dirfd = ht_synth_process(argv[1], 100, "synth", uuid, NULL);
 
 	ht_synth_begin(HT_SC_THREAD, 100, 400);
 	ht_synth_string(400, 1, "step");
 	ht_synth_string(400, 2, "kern_a");
 	ht_synth_string(400, 3, "<img src=x onerror=alert(1)>");
 	ht_synth_string(400, 4, "</script><script>alert(2)</script>");
-	ht_synth_fn(400, 0x1000, "clFinish", "command_queue:h");
-	ht_synth_fn(400, 0x1001, "clEnqueueNDRangeKernel", "corr:u");
+	ht_synth_fn(400, 0x1000, "clFinish", HT_ROLE_SYNC, ht_synth_finish_args, 1);
+	ht_synth_fn(400, 0x1001, "clEnqueueNDRangeKernel", HT_ROLE_LAUNCH | HT_ROLE_ENQUEUE,
+		    ht_synth_launch_args, 1);
 	ht_synth_anchor(500, HT_ANCHOR_START);
 	ht_synth_anchor(21000, HT_ANCHOR_EXIT);
 	ht_synth_flush(dirfd, "process");
@@ -79,18 +80,18 @@ int main(int argc, char **argv)
 	ht_synth_begin(HT_SC_THREAD, 101, 1000);
 	if (hostile)
 		ht_synth_thread_name(1000, 101, "render<i>x</i>");
-	ht_synth_u32(HT_EV_REGION_BEGIN, 1000, 1);
+	ht_synth_region(1, 1000, 1);
 	api(2000, 2500, 0x1001, 1);
 	api(3000, 9000, 0x1000, 0);
-	ht_synth_u32(HT_EV_REGION_END, 9500, 1);
+	ht_synth_region(0, 9500, 1);
 	api(10000, 10100, 0x1000, 0);
 	if (hostile) {
 		api(14000, 14200, 0x1001, 3);
-		ht_synth_u32(HT_EV_REGION_BEGIN, 15000, 4);
-		ht_synth_u32(HT_EV_REGION_END, 16000, 4);
+		ht_synth_region(1, 15000, 4);
+		ht_synth_region(0, 16000, 4);
 	}
-	ht_synth_u32(HT_EV_REGION_BEGIN, 20000, 1);
-	ht_synth_u32(HT_EV_REGION_END, 21000, 1);
+	ht_synth_region(1, 20000, 1);
+	ht_synth_region(0, 21000, 1);
 	if (reorder) {
 		api(30000, 30100, 0x1001, 10);
 		api(31000, 31100, 0x1001, 11);

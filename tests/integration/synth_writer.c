@@ -20,9 +20,15 @@ static uint8_t buf[PKT];
 static size_t pos;
 static uint64_t last, instance;
 
-int ht_synth_process(const char *dir, int pid, const char *comm, const uint8_t id[16])
+int ht_synth_process(const char *dir, int pid, const char *comm, const uint8_t id[16],
+		     const struct ht_fn_table *fns)
 {
 	struct ht_tsdl_params tp = {.hostname = "synth", .trace_name = comm};
+
+	if (fns) {
+		tp.tables = &fns;
+		tp.ntables = 1;
+	}
 	char path[4096];
 	FILE *f;
 	int fd;
@@ -97,116 +103,93 @@ void ht_synth_flush(int dirfd, const char *name)
 	close(fd);
 }
 
+const struct ht_fn_arg_desc ht_synth_finish_args[1] = {{"command_queue", HT_FA_HEX, HT_AR_QUEUE}};
+const struct ht_fn_arg_desc ht_synth_launch_args[1] = {{"corr", HT_FA_UINT, HT_AR_CORR}};
+const struct ht_fn_arg_desc ht_synth_read_args[2] = {{"command_queue", HT_FA_HEX, HT_AR_QUEUE},
+						     {"blocking_read", HT_FA_UINT, HT_AR_BLOCKING}};
+
 void ht_synth_string(uint64_t t, uint32_t id, const char *s)
 {
-	uint8_t *p = ht_synth_event(HT_EV_STRING_DEF, t);
-
-	ht_put32(p, id);
-	strcpy((char *)p + 4, s);
-	ht_synth_done(4 + strlen(s) + 1);
+	HT_SYNTH(string_def, t, (&(struct ht_ev_string_def){.id = id, .value = s}));
 }
 
-void ht_synth_fn(uint64_t t, uint16_t id, const char *name, const char *args)
+void ht_synth_fn(uint64_t t, uint16_t id, const char *name, uint32_t roles,
+		 const struct ht_fn_arg_desc *args, unsigned int n)
 {
-	uint8_t *p = ht_synth_event(HT_EV_FN_DEF, t);
-
-	ht_put16(p, id);
-	strcpy((char *)p + 2, name);
-	strcpy((char *)p + 2 + strlen(name) + 1, args);
-	ht_synth_done(2 + strlen(name) + 1 + strlen(args) + 1);
+	HT_SYNTH(fn_def, t,
+		 (&(struct ht_ev_fn_def){
+		     .fn = id, .name = name, .roles = roles, .args_n = (uint8_t)n, .args = args}));
 }
 
 void ht_synth_thread_name(uint64_t t, int32_t tid, const char *name)
 {
-	uint8_t *p = ht_synth_event(HT_EV_THREAD_INFO, t);
-
-	ht_put32(p, (uint32_t)tid);
-	strcpy((char *)p + 4, name);
-	ht_synth_done(4 + strlen(name) + 1);
+	HT_SYNTH(thread_info, t, (&(struct ht_ev_thread_info){.tid = tid, .name = name}));
 }
 
 void ht_synth_anchor(uint64_t t, enum ht_anchor_kind kind)
 {
-	uint8_t *p = ht_synth_event(HT_EV_CLOCK_ANCHOR, t);
-
-	p[0] = (uint8_t)kind;
-	ht_put64(p + 1, HT_SYNTH_BASE + t);
-	ht_put64(p + 9, HT_SYNTH_BASE + t);
-	ht_synth_done(17);
+	HT_SYNTH(clock_anchor, t,
+		 (&(struct ht_ev_clock_anchor){
+		     .kind = (uint8_t)kind, .raw = HT_SYNTH_BASE + t, .ns = HT_SYNTH_BASE + t}));
 }
 
-void ht_synth_u32(uint32_t id, uint64_t t, uint32_t v)
+void ht_synth_region(int begin, uint64_t t, uint32_t name)
 {
-	ht_put32(ht_synth_event(id, t), v);
-	ht_synth_done(4);
+	if (begin)
+		HT_SYNTH(region_begin, t, (&(struct ht_ev_region_begin){.name = name}));
+	else
+		HT_SYNTH(region_end, t, (&(struct ht_ev_region_end){.name = name}));
 }
 
 void ht_synth_api(uint64_t t0, uint64_t t1, uint16_t fn, const uint64_t *args, unsigned int n)
 {
-	uint8_t *p;
-
-	ht_put16(ht_synth_event(HT_EV_API_BEGIN, t0), fn);
-	ht_synth_done(2);
-	p = ht_synth_event(HT_EV_API_END, t1);
-	ht_put16(p, fn);
-	ht_put32(p + 2, 0);
-	p[6] = (uint8_t)n;
-	if (n)
-		memcpy(p + 7, args, 8 * n);
-	ht_synth_done(7 + 8 * n);
+	HT_SYNTH(api_begin, t0, (&(struct ht_ev_api_begin){.fn = fn}));
+	HT_SYNTH(api_end, t1,
+		 (&(struct ht_ev_api_end){.fn = fn, .args_n = (uint8_t)n, .args = args}));
 }
 
 void ht_synth_command(uint64_t collected, uint64_t corr, enum ht_cmd_kind kind,
 		      enum ht_ts_domain dom, int64_t dev_offset, const uint64_t times[4],
 		      uint64_t bytes, uint32_t name)
 {
-	uint8_t *p = ht_synth_event(HT_EV_DEVICE_COMMAND, collected);
+	/* host_before 0: bounds come from the pairs written apart */
+	struct ht_ev_device_command c = {
+	    .corr = corr,
+	    .queue = HT_SYNTH_QUEUE,
+	    .kind = (uint8_t)kind,
+	    .ts_domain = (uint8_t)dom,
+	    .bytes = bytes,
+	    .name = name,
+	    .global = {kind == HT_CMD_KERNEL ? 1024 : 0},
+	};
+	uint64_t *t[4] = {&c.queued, &c.submit, &c.start, &c.end};
 
-	memset(p, 0, HT_DC_SIZE); /* host_before 0: bounds come from the pairs written apart */
-	ht_put64(p, corr);
-	ht_put64(p + 8, HT_SYNTH_QUEUE);
-	p[20] = (uint8_t)kind;
-	p[29] = (uint8_t)dom;
 	for (int i = 0; i < 4; i++)
-		ht_put64(p + 30 + 8 * i,
-			 (uint64_t)((int64_t)(HT_SYNTH_BASE + times[i]) + dev_offset));
-	ht_put64(p + 62, bytes);
-	ht_put32(p + 70, name);
-	if (kind == HT_CMD_KERNEL)
-		ht_put64(p + 74, 1024);
-	ht_synth_done(HT_DC_SIZE);
+		*t[i] = (uint64_t)((int64_t)(HT_SYNTH_BASE + times[i]) + dev_offset);
+	HT_SYNTH(device_command, collected, &c);
 }
 
 void ht_synth_pair(uint64_t collected, enum ht_pair_kind kind, uint64_t host_t, uint64_t dev_behind)
 {
-	uint8_t *p = ht_synth_event(HT_EV_CLOCK_PAIR, collected);
-
-	ht_put32(p, 0);
-	p[4] = (uint8_t)kind;
-	ht_put64(p + 5, HT_SYNTH_BASE + host_t - dev_behind);
-	ht_put64(p + 13, HT_SYNTH_BASE + host_t);
-	ht_synth_done(21);
+	HT_SYNTH(clock_pair, collected,
+		 (&(struct ht_ev_clock_pair){.kind = (uint8_t)kind,
+					     .device_ts = HT_SYNTH_BASE + host_t - dev_behind,
+					     .host_ns = HT_SYNTH_BASE + host_t}));
 }
 
 void ht_synth_cpu_state(uint64_t collected, int32_t tid, int state, uint64_t b, uint64_t e)
 {
-	uint8_t *p = ht_synth_event(HT_EV_CPU_STATE, collected);
-
-	ht_put32(p, (uint32_t)tid);
-	p[4] = (uint8_t)state;
-	ht_put64(p + 5, HT_SYNTH_BASE + b);
-	ht_put64(p + 13, HT_SYNTH_BASE + e);
-	ht_put32(p + 21, 1);
-	ht_synth_done(25);
+	HT_SYNTH(cpu_state, collected,
+		 (&(struct ht_ev_cpu_state){.tid = tid,
+					    .state = (uint8_t)state,
+					    .begin_ns = HT_SYNTH_BASE + b,
+					    .end_ns = HT_SYNTH_BASE + e,
+					    .cpu = 1}));
 }
 
 void ht_synth_os_on(uint64_t t)
 {
-	static const char reason[] = "OS scheduling recorded (synthetic)";
-	uint8_t *p = ht_synth_event(HT_EV_OS_STATUS, t);
-
-	p[0] = HT_OS_ON;
-	memset(p + 1, 0, 8);
-	strcpy((char *)p + 9, reason);
-	ht_synth_done(9 + sizeof reason);
+	HT_SYNTH(os_status, t,
+		 (&(struct ht_ev_os_status){.kind = HT_OS_ON,
+					    .reason = "OS scheduling recorded (synthetic)"}));
 }

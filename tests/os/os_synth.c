@@ -29,8 +29,8 @@ static void command(uint64_t collected, uint64_t corr, enum ht_cmd_kind kind, ui
 {
 	const uint64_t t[4] = {st - 100, st - 50, st, e};
 
-	ht_synth_command(collected, corr, kind, HT_DOM_HOST, 0, t,
-			 kind == HT_CMD_KERNEL ? 0 : 4096, kind == HT_CMD_KERNEL ? 2 : 0);
+	ht_synth_command(collected, corr, kind, HT_DOM_HOST, 0, t, kind == HT_CMD_KERNEL ? 0 : 4096,
+			 kind == HT_CMD_KERNEL ? 2 : 0);
 }
 
 int main(int argc, char **argv)
@@ -52,14 +52,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: os_synth DIR\n");
 		return 2;
 	}
-	dirfd = ht_synth_process(argv[1], 100, "synth", uuid);
+	dirfd = ht_synth_process(argv[1], 100, "synth", uuid, NULL);
 
 	ht_synth_begin(HT_SC_THREAD, 100, 400);
 	ht_synth_string(400, 1, "poll");
 	ht_synth_string(400, 2, "kern_a");
-	ht_synth_fn(400, 0x1000, "clFinish", "command_queue:h");
-	ht_synth_fn(400, 0x1001, "clEnqueueNDRangeKernel", "corr:u");
-	ht_synth_fn(400, 0x1002, "clEnqueueReadBuffer", "command_queue:h,blocking_read:u");
+	ht_synth_fn(400, 0x1000, "clFinish", HT_ROLE_SYNC, ht_synth_finish_args, 1);
+	ht_synth_fn(400, 0x1001, "clEnqueueNDRangeKernel", HT_ROLE_LAUNCH | HT_ROLE_ENQUEUE,
+		    ht_synth_launch_args, 1);
+	ht_synth_fn(400, 0x1002, "clEnqueueReadBuffer",
+		    HT_ROLE_TRANSFER | HT_ROLE_ENQUEUE | HT_ROLE_BLOCKING, ht_synth_read_args, 2);
 	ht_synth_anchor(500, HT_ANCHOR_START);
 	ht_synth_os_on(500);
 	ht_synth_anchor(20000, HT_ANCHOR_EXIT);
@@ -75,15 +77,16 @@ int main(int argc, char **argv)
 
 	ht_synth_begin(HT_SC_THREAD, 102, 900);
 	ht_synth_thread_name(900, 102, "helper");
-	ht_synth_u32(HT_EV_REGION_BEGIN, 950, 1);
-	ht_synth_u32(HT_EV_REGION_END, 19500, 1);
+	ht_synth_region(1, 950, 1);
+	ht_synth_region(0, 19500, 1);
 	ht_synth_thread_name(20000, 102, "helper");
 	ht_synth_flush(dirfd, "thread-102");
 
 	/* the OS stream: both threads' intervals, collected at 20000 */
 	ht_synth_begin(HT_SC_THREAD, 0, 20000);
 	for (unsigned int i = 0; i < sizeof main_states / sizeof main_states[0]; i++)
-		ht_synth_cpu_state(20000, 101, main_states[i].st, main_states[i].b, main_states[i].e);
+		ht_synth_cpu_state(20000, 101, main_states[i].st, main_states[i].b,
+				   main_states[i].e);
 	ht_synth_cpu_state(20000, 102, HT_CPU_RUNNING, 1000, 2000);
 	ht_synth_cpu_state(20000, 102, HT_CPU_BLOCKED, 2000, 20000);
 	ht_synth_flush(dirfd, "os-0");

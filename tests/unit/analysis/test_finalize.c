@@ -63,10 +63,10 @@ static size_t command(uint8_t *b, size_t pos, uint64_t raw, uint64_t host_before
 {
 	ht_put32(b + pos, HT_EV_DEVICE_COMMAND | (uint32_t)(raw << 5));
 	pos += HT_EH_COMPACT_SIZE;
-	memset(b + pos, 0, HT_DC_SIZE);
+	memset(b + pos, 0, HT_EV_DEVICE_COMMAND_SIZE);
 	ht_put64(b + pos, 777); /* corr */
-	ht_put64(b + pos + HT_DC_HOST_BEFORE, host_before);
-	return pos + HT_DC_SIZE;
+	ht_put64(b + pos + HT_OFF_DEVICE_COMMAND_HOST_BEFORE, host_before);
+	return pos + HT_EV_DEVICE_COMMAND_SIZE;
 }
 
 static void end_packet(uint8_t *b, size_t pos)
@@ -167,7 +167,7 @@ static void read_bounds(const struct ht_trace_process *p, uint64_t *host)
 		CHECK_EQ(ev.id, HT_EV_DEVICE_COMMAND);
 		CHECK_EQ(ev.ts, 5000000);
 		CHECK_EQ(ht_le64(ev.payload), 777);
-		host[n++] = ht_le64(ev.payload + HT_DC_HOST_BEFORE);
+		host[n++] = ht_le64(ev.payload + HT_OFF_DEVICE_COMMAND_HOST_BEFORE);
 	}
 	CHECK_EQ(n, 4);
 	ht_stream_reader_close(&r);
