@@ -24,26 +24,21 @@ static int push(struct ht_sync_point **v, uint64_t *n, uint64_t *cap, double x, 
 	return 0;
 }
 
-unsigned int ht_sync_samples(const struct ht_event *ev, struct ht_sync_sample out[2])
+unsigned int ht_sync_samples_command(const struct ht_ev_device_command *c, uint64_t seen,
+				     struct ht_sync_sample out[2])
 {
-	const uint8_t *p = ev->payload;
-
-	if (ev->sc != HT_SC_DEVICE)
+	if (!c->host_before)
 		return 0;
-	if (ev->id == HT_EV_CLOCK_PAIR && ev->size >= 21) {
-		out[0] = (struct ht_sync_sample){ht_le32(p), (enum ht_pair_kind)p[4],
-						 ht_le64(p + 5), ht_le64(p + 13)};
-		return 1;
-	}
-	if (ev->id != HT_EV_DEVICE_COMMAND || ev->size < HT_EV_DEVICE_COMMAND_SIZE ||
-	    !ht_le64(p + HT_OFF_DEVICE_COMMAND_HOST_BEFORE))
-		return 0;
-	out[0] = (struct ht_sync_sample){ht_le32(p + 16), HT_PAIR_HOST_BEFORE,
-					 ht_le64(p + HT_OFF_DEVICE_COMMAND_QUEUED),
-					 ht_le64(p + HT_OFF_DEVICE_COMMAND_HOST_BEFORE)};
-	out[1] = (struct ht_sync_sample){ht_le32(p + 16), HT_PAIR_HOST_AFTER,
-					 ht_le64(p + HT_OFF_DEVICE_COMMAND_END), ev->ts};
+	out[0] = (struct ht_sync_sample){c->device, HT_PAIR_HOST_BEFORE, c->queued, c->host_before};
+	out[1] = (struct ht_sync_sample){c->device, HT_PAIR_HOST_AFTER, c->end, seen};
 	return 2;
+}
+
+unsigned int ht_sync_samples_pair(const struct ht_ev_clock_pair *p, struct ht_sync_sample out[1])
+{
+	out[0] = (struct ht_sync_sample){p->device, (enum ht_pair_kind)p->kind, p->device_ts,
+					 p->host_ns};
+	return 1;
 }
 
 void ht_clock_sync_add(struct ht_clock_sync *cs, enum ht_pair_kind kind, uint64_t device_ts,

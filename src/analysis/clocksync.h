@@ -18,7 +18,6 @@
 
 #include <stdint.h>
 
-#include "format/packet.h"
 #include "format/format.h"
 
 struct ht_sync_point {
@@ -26,7 +25,7 @@ struct ht_sync_point {
 };
 
 struct ht_clock_sync {
-	uint64_t d0, h0; /* origin: the first sample */
+	uint64_t d0, h0;		     /* origin: the first sample */
 	struct ht_sync_point *below, *above; /* line above `below`, below `above` */
 	uint64_t nbelow, nabove, cap_below, cap_above;
 	double xmin, xmax;
@@ -46,7 +45,7 @@ struct ht_clock_map {
 	double h_at_d0; /* host time (ns) of device time d0 */
 	double slope;
 	double slope_min, slope_max; /* the slopes the samples allow (OK only) */
-	double bound_ns; /* error bound; the violation when INCONSISTENT */
+	double bound_ns;	     /* error bound; the violation when INCONSISTENT */
 	uint64_t samples;
 };
 
@@ -58,11 +57,14 @@ struct ht_sync_sample {
 };
 
 /*
- * The samples of a device-stream event: a clock_pair is one; a device
- * command with a host_before time is two (host_before <= QUEUED, END <= the
- * event's own time: format.h). Return: how many were stored in out.
+ * The samples of a device command with a host_before time: two
+ * (host_before <= QUEUED; END <= seen, the event's own time). Return: how
+ * many were stored in out.
  */
-unsigned int ht_sync_samples(const struct ht_event *ev, struct ht_sync_sample out[2]);
+unsigned int ht_sync_samples_command(const struct ht_ev_device_command *c, uint64_t seen,
+				     struct ht_sync_sample out[2]);
+/* The sample of a clock_pair event. Return: 1. */
+unsigned int ht_sync_samples_pair(const struct ht_ev_clock_pair *p, struct ht_sync_sample out[1]);
 
 void ht_clock_sync_add(struct ht_clock_sync *cs, enum ht_pair_kind kind, uint64_t device_ts,
 		       uint64_t host_ns);

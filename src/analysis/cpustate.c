@@ -7,42 +7,53 @@
 #include <string.h>
 
 #include "analysis/cpustate.h"
+#include "analysis/timeline.h"
+#include "common/grow.h"
+
+static uint64_t key(unsigned int proc, int32_t tid)
+{
+	return (uint64_t)proc << 32 | (uint32_t)tid;
+}
 
 static struct ht_cpu_thread *find_or_add(struct ht_cpu_states *cs, unsigned int proc, int32_t tid)
 {
-	struct ht_cpu_thread *th = ht_cpu_states_find(cs, proc, tid), *n;
+	int created;
+	uint64_t *v = ht_map_u64(&cs->index, key(proc, tid), cs->n, &created);
+	struct ht_cpu_thread *n;
 
-	if (th)
-		return th;
-	n = realloc(cs->threads, (cs->n + 1) * sizeof *n);
-	if (!n)
+	if (!v)
 		return NULL;
+	if (!created)
+		return &cs->threads[*v];
+	n = realloc(cs->threads, (cs->n + 1) * sizeof *n);
+	if (!n) {
+		ht_map_del_u64(&cs->index, key(proc, tid));
+		return NULL;
+	}
 	cs->threads = n;
-	th = &cs->threads[cs->n++];
-	memset(th, 0, sizeof *th);
-	th->proc = proc;
-	th->tid = tid;
-	return th;
+	n = &cs->threads[cs->n++];
+	memset(n, 0, sizeof *n);
+	n->proc = proc;
+	n->tid = tid;
+	return n;
 }
 
 struct ht_cpu_thread *ht_cpu_states_find(struct ht_cpu_states *cs, unsigned int proc, int32_t tid)
 {
-	for (unsigned int i = 0; i < cs->n; i++)
-		if (cs->threads[i].tid == tid && cs->threads[i].proc == proc)
-			return &cs->threads[i];
-	return NULL;
+	uint64_t *v = ht_map_find_u64(&cs->index, key(proc, tid));
+
+	return v ? &cs->threads[*v] : NULL;
 }
 
-static int take_interval(struct ht_cpu_states *cs, unsigned int proc, const uint8_t *p, int keep)
+static int take_interval(struct ht_cpu_states *cs, const struct ht_tl_record *x, int keep)
 {
-	int32_t tid = (int32_t)ht_le32(p);
-	uint8_t state = p[4];
-	uint64_t b = ht_le64(p + 5), e = ht_le64(p + 13);
+	uint8_t state = x->cmd_kind;
+	uint64_t b = x->ts, e = x->end;
 	struct ht_cpu_thread *th;
 
 	if (state >= HT_CPU_STATE_COUNT || e < b)
 		return 0; /* not ours to judge: skip a malformed record */
-	th = find_or_add(cs, proc, tid);
+	th = find_or_add(cs, x->proc, x->tid);
 	if (!th)
 		return -ENOMEM;
 	th->time[state] += e - b;
@@ -53,15 +64,8 @@ static int take_interval(struct ht_cpu_states *cs, unsigned int proc, const uint
 		th->last = e;
 	if (!keep || state == HT_CPU_RUNNING || e == b)
 		return 0;
-	if (th->niv == th->cap) {
-		size_t cap = th->cap ? th->cap * 2 : 256;
-		struct ht_cpu_iv *n = realloc(th->iv, cap * sizeof *n);
-
-		if (!n)
-			return -ENOMEM;
-		th->iv = n;
-		th->cap = cap;
-	}
+	if (th->niv == th->cap && ht_grow((void **)&th->iv, &th->cap, sizeof *th->iv, th->niv + 1))
+		return -ENOMEM;
 	th->iv[th->niv].begin = b;
 	th->iv[th->niv].end = e;
 	th->iv[th->niv++].state = state;
@@ -75,49 +79,51 @@ static int by_begin(const void *a, const void *b)
 	return x->begin < y->begin ? -1 : x->begin > y->begin;
 }
 
-int ht_cpu_states_load(struct ht_cpu_states *cs, struct ht_trace *t, const int *keep_iv,
-		       struct ht_read_error *err)
+int ht_cpu_states_load(struct ht_cpu_states *cs, struct ht_trace *t, const int32_t *keep_pids,
+		       unsigned int nkeep, int32_t *proc_pid, struct ht_read_error *err)
 {
+	struct ht_tl_opts o = {.kinds = HT_PK_OS | HT_PK_PROCESS, .no_args = 1, .meta = 1};
+	struct ht_timeline tl;
+	const struct ht_tl_record *x;
+	int *keep = calloc(t->nprocs ? t->nprocs : 1, sizeof *keep);
+	int rc;
+
 	memset(cs, 0, sizeof *cs);
-	for (unsigned int i = 0; i < t->nprocs; i++) {
-		const struct ht_trace_process *tp = &t->procs[i];
-		int keep = !keep_iv || keep_iv[i];
-
-		for (unsigned int j = 0; j < tp->nstreams; j++) {
-			struct ht_stream_reader sr;
-			struct ht_event ev;
-			int rc;
-
-			/* intervals, OS losses and notes live in the OS and process streams */
-			if (strncmp(tp->streams[j].name, "os-", 3) &&
-			    strcmp(tp->streams[j].name, "process"))
-				continue;
-			rc = ht_stream_reader_open(&sr, tp, tp->streams[j].name, err);
-			if (rc)
-				return rc;
-			while ((rc = ht_stream_reader_next(&sr, &ev, err)) > 0) {
-				const uint8_t *p = ev.payload;
-
-				if (ev.sc != HT_SC_THREAD)
-					continue;
-				if (ev.id == HT_EV_CPU_STATE) {
-					rc = take_interval(cs, i, p, keep);
-					if (rc)
-						break;
-				} else if (ev.id == HT_EV_LOST && p[0] == HT_LOST_OS_RECORD) {
-					cs->lost += ht_le64(p + 1);
-				} else if (ev.id == HT_EV_OS_STATUS && p[0] != HT_OS_ON &&
-					   !cs->note[0]) {
-					cs->note_kind = p[0];
-					snprintf(cs->note, sizeof cs->note, "%s",
-						 (const char *)p + 9);
-				}
-			}
-			ht_stream_reader_close(&sr);
-			if (rc < 0)
-				return rc;
-		}
+	if (!keep)
+		return -ENOMEM;
+	rc = ht_timeline_open(&tl, t, &o);
+	if (rc) {
+		*err = tl.err;
+		free(keep);
+		return rc;
 	}
+	for (unsigned int i = 0; i < t->nprocs; i++) {
+		int32_t pid = ht_timeline_proc(&tl, i)->pid;
+
+		if (proc_pid)
+			proc_pid[i] = pid;
+		for (unsigned int k = 0; k < nkeep; k++)
+			keep[i] |= keep_pids[k] == pid;
+	}
+	while ((rc = ht_timeline_next(&tl, &x)) > 0) {
+		rc = 0;
+		if (x->kind == HT_TL_CPU_STATE)
+			rc = take_interval(cs, x, keep[x->proc]);
+		else if (x->kind == HT_TL_LOST && x->cmd_kind == HT_LOST_OS_RECORD)
+			cs->lost += (uint64_t)x->value;
+		else if (x->kind == HT_TL_OS_STATUS && x->value != HT_OS_ON && !cs->note[0]) {
+			cs->note_kind = (int)x->value;
+			snprintf(cs->note, sizeof cs->note, "%s", x->text);
+		}
+		if (rc < 0)
+			break;
+	}
+	if (rc < 0)
+		*err = tl.err.msg[0] ? tl.err : (struct ht_read_error){.msg = "out of memory"};
+	ht_timeline_close(&tl);
+	free(keep);
+	if (rc < 0)
+		return rc;
 	for (unsigned int i = 0; i < cs->n; i++)
 		if (cs->threads[i].niv)
 			qsort(cs->threads[i].iv, cs->threads[i].niv, sizeof *cs->threads[i].iv,
@@ -130,6 +136,7 @@ void ht_cpu_states_release(struct ht_cpu_states *cs)
 	for (unsigned int i = 0; i < cs->n; i++)
 		free(cs->threads[i].iv);
 	free(cs->threads);
+	ht_map_release(&cs->index);
 	memset(cs, 0, sizeof *cs);
 }
 

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "analysis/trace.h"
+#include "common/map.h"
 #include "format/format.h"
 
 /* A preempted or blocked interval [begin, end), CLOCK_MONOTONIC ns. */
@@ -43,18 +44,21 @@ struct ht_cpu_thread {
 struct ht_cpu_states {
 	struct ht_cpu_thread *threads; /* threads with intervals (names filled by the report) */
 	unsigned int n;
-	uint64_t lost;	/* perf records lost by the kernel (lost events of kind os_record) */
-	char note[256]; /* the first os_status reason, "" if none */
-	int note_kind;	/* its ht_os_status_kind */
+	uint64_t lost;	     /* perf records lost by the kernel (lost events of kind os_record) */
+	char note[256];	     /* the first os_status reason, "" if none */
+	struct ht_map index; /* (proc, tid) -> thread */
+	int note_kind;	     /* its ht_os_status_kind */
 };
 
 /*
- * Reads every cpu_state, os_status and OS lost event of trace t (from its
- * OS and process streams: thread streams are not read). keep_iv[proc] nonzero (or keep_iv NULL):
- * keep that process's intervals for ht_cpu_thread_time. Return: 0, or < 0 with err filled.
+ * Reads every cpu_state, os_status and OS lost record of trace t through the
+ * timeline (its OS and process streams: thread streams are not read).
+ * Intervals are kept, for ht_cpu_thread_time, for the processes whose pid
+ * is one of keep_pids[0..nkeep). proc_pid (t->nprocs entries, or NULL)
+ * receives each trace process's pid. Return: 0, or < 0 with err filled.
  */
-int ht_cpu_states_load(struct ht_cpu_states *cs, struct ht_trace *t, const int *keep_iv,
-		       struct ht_read_error *err);
+int ht_cpu_states_load(struct ht_cpu_states *cs, struct ht_trace *t, const int32_t *keep_pids,
+		       unsigned int nkeep, int32_t *proc_pid, struct ht_read_error *err);
 void ht_cpu_states_release(struct ht_cpu_states *cs);
 
 /* Return: the thread `tid` of process `proc` (borrowed), or NULL when unknown. */

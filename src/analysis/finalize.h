@@ -10,12 +10,12 @@
 #include "analysis/trace.h"
 
 struct ht_finalize_stats {
-	unsigned int processes;	       /* processes that needed work */
+	unsigned int processes; /* processes that needed work */
 	unsigned int packets_converted;
-	unsigned int packets_left_raw; /* could not be converted */
-	unsigned int packets_salvaged; /* in-progress packets of processes that died */
+	unsigned int packets_left_raw;	/* could not be converted */
+	unsigned int packets_salvaged;	/* in-progress packets of processes that died */
 	unsigned int packets_completed; /* packets still open at a normal exit (other
-					  * threads, shared streams), appended here */
+					 * threads, shared streams), appended here */
 	unsigned int streams_trimmed;
 	uint64_t bytes_trimmed;
 };

@@ -1,75 +1,93 @@
 /*
- * The report's analyses (see report.h for the three passes).
+ * The report's analyses (see report.h for the three passes). Tables are
+ * found by name through one hash map each; the per-event path of pass C
+ * reaches a row through per-process arrays indexed by function id or
+ * string id, sized by what the process's definitions hold (an id beyond
+ * them is shown as unknown, never used to size anything).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/merge.h"
 #include "analysis/report.h"
+#include "analysis/timeline.h"
+#include "common/grow.h"
 
 #define NO_ROW UINT32_MAX
 
 /* ---- tables ---- */
 
-static uint32_t table_row(struct ht_table *t, const char *name)
+/* Return: the row of key (created with `name`), or NO_ROW when out of memory. */
+static uint32_t table_row_key(struct ht_table *t, const char *key, const char *name)
 {
-	for (unsigned int i = 0; i < t->n; i++)
-		if (!strcmp(t->rows[i].name, name))
-			return i;
-	if (t->n == t->cap) {
-		unsigned int cap = t->cap ? t->cap * 2 : 16;
-		struct ht_row *rows = realloc(t->rows, cap * sizeof *rows);
+	int created;
+	uint64_t *v = ht_map_str(&t->index, key, t->n, &created);
 
-		if (!rows)
-			return NO_ROW;
-		t->rows = rows;
-		t->cap = cap;
-	}
+	if (!v)
+		return NO_ROW;
+	if (!created)
+		return (uint32_t)*v;
+	if (ht_grow((void **)&t->rows, &t->cap, sizeof *t->rows, t->n + 1))
+		goto undo;
 	memset(&t->rows[t->n], 0, sizeof t->rows[0]);
 	t->rows[t->n].name = strdup(name);
 	if (!t->rows[t->n].name)
-		return NO_ROW;
-	return t->n++;
+		goto undo;
+	return (uint32_t)t->n++;
+undo:
+	ht_map_release(&t->index); /* cannot happen twice: the caller gives up */
+	return NO_ROW;
+}
+
+static uint32_t table_row(struct ht_table *t, const char *name)
+{
+	return table_row_key(t, name, name);
 }
 
 static int row_cmp(const void *a, const void *b)
 {
 	const struct ht_row *x = a, *y = b;
 	double vx = x->value ? x->value : x->st.total, vy = y->value ? y->value : y->st.total;
+	int c;
 
 	if (vx != vy)
 		return vx < vy ? 1 : -1;
-	return strcmp(x->name, y->name);
+	c = strcmp(x->name ? x->name : "", y->name ? y->name : "");
+	if (c)
+		return c;
+	return memcmp(x->global, y->global, sizeof x->global);
 }
 
 void ht_table_sort(struct ht_table *t)
 {
 	if (t->n)
 		qsort(t->rows, t->n, sizeof *t->rows, row_cmp);
+	ht_map_release(&t->index); /* row numbers change: the index is for building only */
 }
 
 static void table_release(struct ht_table *t)
 {
-	for (unsigned int i = 0; i < t->n; i++) {
+	for (size_t i = 0; i < t->n; i++) {
 		free(t->rows[i].name);
 		ht_stats_release(&t->rows[i].st);
 		ht_stats_release(&t->rows[i].rate);
 	}
 	free(t->rows);
+	ht_map_release(&t->index);
 	memset(t, 0, sizeof *t);
 }
 
-/* ---- devices and queues ---- */
+/* ---- pass D: devices and queues ---- */
 
 static struct ht_device_report *device(struct ht_report *r, int32_t pid, uint32_t dev)
 {
+	struct ht_device_report *d;
+
 	for (unsigned int i = 0; i < r->ndevices; i++)
 		if (r->devices[i].pid == pid && r->devices[i].device == dev)
 			return &r->devices[i];
-	struct ht_device_report *d = realloc(r->devices, (r->ndevices + 1) * sizeof *d);
-
+	d = realloc(r->devices, (r->ndevices + 1) * sizeof *d);
 	if (!d)
 		return NULL;
 	r->devices = d;
@@ -83,11 +101,12 @@ static struct ht_device_report *device(struct ht_report *r, int32_t pid, uint32_
 
 static struct ht_queue_report *queue(struct ht_report *r, int32_t pid, uint32_t dev, uint64_t q)
 {
+	struct ht_queue_report *n;
+
 	for (unsigned int i = 0; i < r->nqueues; i++)
 		if (r->queues[i].pid == pid && r->queues[i].queue == q)
 			return &r->queues[i];
-	struct ht_queue_report *n = realloc(r->queues, (r->nqueues + 1) * sizeof *n);
-
+	n = realloc(r->queues, (r->nqueues + 1) * sizeof *n);
 	if (!n)
 		return NULL;
 	r->queues = n;
@@ -99,159 +118,175 @@ static struct ht_queue_report *queue(struct ht_report *r, int32_t pid, uint32_t 
 	return n;
 }
 
-struct device_pass {
-	struct ht_report *r;
-	struct ht_proc_info *pi;
-};
-
-static int sync_sample(void *ctx, unsigned int proc, const struct ht_event *ev)
-{
-	struct device_pass *dp = ctx;
-	struct ht_sync_sample smp[2];
-	unsigned int n = ht_sync_samples(ev, smp);
-
-	for (unsigned int i = 0; i < n; i++) {
-		struct ht_device_report *d = device(dp->r, dp->pi[proc].pid, smp[i].device);
-
-		if (!d)
-			return -ENOMEM;
-		ht_clock_sync_add(&d->cs, smp[i].kind, smp[i].device_ts, smp[i].host_ns);
-	}
-	return 0;
-}
-
-/* Pass A: clock-sync samples of every device, then one map per device. */
-static int pass_sync(struct ht_report *r, struct ht_trace *t, struct ht_proc_info *pi,
-		     struct ht_read_error *err)
-{
-	struct device_pass dp = {r, pi};
-	int rc = ht_trace_each_device_event(t, sync_sample, &dp, err);
-
-	if (rc)
-		return rc;
-	for (unsigned int i = 0; i < r->ndevices; i++)
-		if (ht_clock_sync_solve(&r->devices[i].cs, &r->devices[i].map))
-			return -ENOMEM;
-	return 0;
-}
-
 static int add_interval(struct ht_device_report *d, uint64_t s, uint64_t e, int compute)
 {
-	if (d->niv == d->cap_iv) {
-		uint64_t cap = d->cap_iv ? d->cap_iv * 2 : 1024;
-		struct ht_interval *n = realloc(d->iv, cap * sizeof *n);
-
-		if (!n)
-			return -ENOMEM;
-		d->iv = n;
-		d->cap_iv = cap;
-	}
+	if (d->niv == d->cap_iv && ht_grow((void **)&d->iv, &d->cap_iv, sizeof *d->iv, d->niv + 1))
+		return -ENOMEM;
 	d->iv[d->niv].start = s;
 	d->iv[d->niv].end = e;
 	d->iv[d->niv++].compute = (uint8_t)compute;
 	return 0;
 }
 
-static uint64_t to_host(const struct ht_device_report *d, uint8_t domain, uint64_t ts)
-{
-	return domain == HT_DOM_HOST ? ts : ht_clock_map_apply(&d->map, ts);
-}
-
-/* Checks a bounding pair against the device's map: was the window respected? */
-static void check_window(struct ht_device_report *d, const struct ht_sync_sample *smp)
+/*
+ * Checks bounds against the device's map: a synced device time must come
+ * after a host time that preceded it (an enqueue's begin vs QUEUED) and
+ * before one that followed it (completion seen vs END).
+ */
+static void check_bound(struct ht_device_report *d, int host_before, uint64_t mapped, uint64_t host)
 {
 	double slack = d->map.quality == HT_SYNC_OK ? d->map.bound_ns + 1 : 0;
-	double mapped = (double)ht_clock_map_apply(&d->map, smp->device_ts);
 
-	if (smp->kind == HT_PAIR_EXACT || d->map.quality == HT_SYNC_NONE)
+	if (!mapped || !host || d->map.quality == HT_SYNC_NONE)
 		return;
 	d->window_checked++;
-	if ((smp->kind == HT_PAIR_HOST_BEFORE && mapped + slack < (double)smp->host_ns) ||
-	    (smp->kind == HT_PAIR_HOST_AFTER && mapped - slack > (double)smp->host_ns))
+	if (host_before ? (double)mapped + slack < (double)host
+			: (double)mapped - slack > (double)host)
 		d->window_outside++;
 }
 
-static int take_command(struct ht_report *r, struct ht_proc_info *pi, const uint8_t *p)
+static void check_window(struct ht_device_report *d, const struct ht_tl_record *c)
 {
-	uint32_t dev = ht_le32(p + 16);
-	struct ht_device_report *d = device(r, pi->pid, dev);
-	struct ht_queue_report *q = queue(r, pi->pid, dev, ht_le64(p + 8));
-	enum ht_cmd_kind kind = p[20] < HT_CMD_KIND_COUNT ? (enum ht_cmd_kind)p[20] : HT_CMD_OTHER;
-	int32_t status = (int32_t)ht_le32(p + 25);
-	uint64_t queued = ht_le64(p + 30), submit = ht_le64(p + 38), start = ht_le64(p + 46),
-		 end = ht_le64(p + 54), bytes = ht_le64(p + 62);
-	const char *name =
-	    kind == HT_CMD_KERNEL ? ht_proc_string(pi, ht_le32(p + 70)) : ht_cmd_kind_names[kind];
+	if (c->kind == HT_TL_CLOCK_PAIR) {
+		if (c->cmd_kind != HT_PAIR_EXACT)
+			check_bound(d, c->cmd_kind == HT_PAIR_HOST_BEFORE, c->queued,
+				    c->host_before);
+		return;
+	}
+	if (!c->host_before)
+		return; /* the command carries no bounds */
+	check_bound(d, 1, c->queued, c->host_before);
+	check_bound(d, 0, c->end, c->collected);
+}
+
+/* Commands that move their bytes have a throughput; map, unmap and migrate do not. */
+static int moves_bytes(enum ht_cmd_kind k)
+{
+	return k == HT_CMD_COPY_H2D || k == HT_CMD_COPY_D2H || k == HT_CMD_COPY_D2D ||
+	       k == HT_CMD_COPY_H2H || k == HT_CMD_FILL;
+}
+
+/* The kernel table's key: one row per name and launch configuration. */
+static uint32_t kernel_row(struct ht_table *t, const struct ht_tl_record *c)
+{
+	char key[512];
+
+	snprintf(key, sizeof key, "%s\x1f%llu,%llu,%llu/%llu,%llu,%llu", c->name,
+		 (unsigned long long)c->global[0], (unsigned long long)c->global[1],
+		 (unsigned long long)c->global[2], (unsigned long long)c->local[0],
+		 (unsigned long long)c->local[1], (unsigned long long)c->local[2]);
+	uint32_t row = table_row_key(t, key, c->name);
+
+	if (row != NO_ROW) {
+		memcpy(t->rows[row].global, c->global, sizeof c->global);
+		memcpy(t->rows[row].local, c->local, sizeof c->local);
+	}
+	return row;
+}
+
+static int take_command(struct ht_report *r, const struct ht_tl_record *c)
+{
+	struct ht_device_report *d = device(r, c->pid, c->device);
+	struct ht_queue_report *q = queue(r, c->pid, c->device, c->queue);
+	enum ht_cmd_kind kind = (enum ht_cmd_kind)c->cmd_kind;
 	struct ht_table *tab = kind == HT_CMD_KERNEL ? &r->kernels : &r->transfers;
-	uint32_t row = table_row(tab, name);
-	uint64_t hs, he;
+	uint32_t row = kind == HT_CMD_KERNEL ? kernel_row(tab, c) : table_row(tab, c->category);
+	struct ht_row *w;
 
 	if (!d || !q || row == NO_ROW)
 		return -ENOMEM;
+	w = &tab->rows[row];
+	w->kind = (uint8_t)kind;
 	d->commands++;
-	if (status != 0) {
+	if (c->status != 0) {
 		q->failed++;
-		tab->rows[row].errors++;
+		w->errors++;
 		return 0;
 	}
-	if (!start && !end) {
+	if (!c->timed) {
 		q->no_timestamps++;
 		return 0;
 	}
-	if (submit >= queued && queued)
-		ht_stats_add(&q->host_wait, submit - queued);
-	if (start >= submit && submit)
-		ht_stats_add(&q->device_wait, start - submit);
-	if (end < start)
-		end = start;
-	ht_stats_add(&q->exec, end - start);
-	ht_stats_add(&tab->rows[row].st, end - start);
-	if (kind == HT_CMD_KERNEL) {
-		if (!tab->rows[row].st.count || !tab->rows[row].global[0]) {
-			memcpy(tab->rows[row].global, p + 74, 24);
-			memcpy(tab->rows[row].local, p + 98, 24);
-		}
-	} else {
-		tab->rows[row].bytes += bytes;
-		if (end > start && bytes)
-			ht_stats_add(&tab->rows[row].rate, bytes * 1000 / (end - start)); /* MB/s */
+	check_window(d, c);
+	if (c->submit >= c->queued && c->queued)
+		ht_stats_add(&q->host_wait, c->submit - c->queued);
+	if (c->ts >= c->submit && c->submit)
+		ht_stats_add(&q->device_wait, c->ts - c->submit);
+	ht_stats_add(&q->exec, c->end - c->ts);
+	ht_stats_add(&w->st, c->end - c->ts);
+	if (kind != HT_CMD_KERNEL) {
+		w->bytes += c->bytes;
+		if (c->end > c->ts && c->bytes && moves_bytes(kind))
+			ht_stats_add(&w->rate, c->bytes * 1000 / (c->end - c->ts)); /* MB/s */
 	}
-	hs = to_host(d, p[29], start);
-	he = to_host(d, p[29], end);
-	if (!d->first || hs < d->first)
-		d->first = hs;
-	if (he > d->last)
-		d->last = he;
+	if (!d->first || c->ts < d->first)
+		d->first = c->ts;
+	if (c->end > d->last)
+		d->last = c->end;
 	/* markers, barriers and synchronisations occupy no engine: not busy time */
 	if (kind == HT_CMD_MARKER || kind == HT_CMD_BARRIER || kind == HT_CMD_SYNC)
 		return 0;
-	return add_interval(d, hs, he, kind == HT_CMD_KERNEL);
+	return add_interval(d, c->ts, c->end, kind == HT_CMD_KERNEL);
 }
 
-static int device_event(void *ctx, unsigned int proc, const struct ht_event *ev)
+static int pass_devices(struct ht_report *r, struct ht_trace *t, struct ht_read_error *err)
 {
-	struct device_pass *dp = ctx;
-	struct ht_sync_sample smp[2];
-	unsigned int n = ht_sync_samples(ev, smp);
+	struct ht_tl_opts o = {.kinds = HT_PK_DEVICE | HT_PK_PROCESS, .no_args = 1, .meta = 1};
+	struct ht_timeline tl;
+	const struct ht_tl_record *c;
+	int rc = ht_timeline_open(&tl, t, &o);
 
-	for (unsigned int i = 0; i < n; i++) {
-		struct ht_device_report *d = device(dp->r, dp->pi[proc].pid, smp[i].device);
-
-		if (d)
-			check_window(d, &smp[i]);
+	if (rc) {
+		*err = tl.err;
+		return rc;
 	}
-	if (ev->id == HT_EV_DEVICE_COMMAND)
-		return take_command(dp->r, &dp->pi[proc], ev->payload);
-	return 0;
-}
+	/* every device with clock-sync samples, with its map and source name */
+	for (unsigned int i = 0; i < ht_timeline_ndevices(&tl); i++) {
+		const struct ht_clock_map *m;
+		struct ht_device_report *d;
+		int32_t pid;
+		uint32_t dev;
 
-/* Pass B: every device command, mapped to host time. */
-static int pass_devices(struct ht_report *r, struct ht_trace *t, struct ht_proc_info *pi,
-			struct ht_read_error *err)
-{
-	struct device_pass dp = {r, pi};
+		ht_timeline_device(&tl, i, &pid, &dev, &m);
+		if (!(d = device(r, pid, dev))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		d->map = *m;
+	}
+	while ((rc = ht_timeline_next(&tl, &c)) > 0) {
+		if (c->kind == HT_TL_DEVICE && (rc = take_command(r, c)) < 0)
+			break;
+		if (c->kind == HT_TL_CLOCK_PAIR) {
+			struct ht_device_report *d = device(r, c->pid, c->device);
 
-	return ht_trace_each_device_event(t, device_event, &dp, err);
+			if (!d) {
+				rc = -ENOMEM;
+				break;
+			}
+			check_window(d, c);
+		}
+		if (c->kind == HT_TL_LOST && c->cmd_kind == HT_LOST_DEVICE_TIMESTAMP)
+			r->lost_device_ts += (uint64_t)c->value;
+	}
+	for (unsigned int i = 0; i < r->ndevices && rc >= 0; i++) {
+		const struct ht_proc_info *pi = NULL;
+		const char *n;
+
+		for (unsigned int k = 0; k < t->nprocs && !pi; k++)
+			if (ht_timeline_proc(&tl, k)->pid == r->devices[i].pid)
+				pi = ht_timeline_proc(&tl, k);
+		n = pi ? ht_proc_device_name(pi, r->devices[i].device) : NULL;
+		if (n)
+			snprintf(r->devices[i].name, sizeof r->devices[i].name, "%s", n);
+	}
+out:
+	if (rc < 0)
+		*err = rc == -ENOMEM && !tl.err.msg[0]
+			   ? (struct ht_read_error){.msg = "out of memory"}
+			   : tl.err;
+	ht_timeline_close(&tl);
+	return rc < 0 ? rc : 0;
 }
 
 static int by_start(const void *a, const void *b)
@@ -267,7 +302,7 @@ static uint64_t union_length(const struct ht_device_report *d, int mask)
 	uint64_t total = 0, cs = 0, ce = 0;
 	int open = 0;
 
-	for (uint64_t i = 0; i < d->niv; i++) {
+	for (size_t i = 0; i < d->niv; i++) {
 		const struct ht_interval *v = &d->iv[i];
 
 		if (!(mask & (1 << v->compute)))
@@ -302,7 +337,7 @@ static int device_intervals(struct ht_device_report *d)
 	if (!d->gaps)
 		return -ENOMEM;
 	d->gaps[n++] = 0;
-	for (uint64_t i = 0; i < d->niv; i++) {
+	for (size_t i = 0; i < d->niv; i++) {
 		const struct ht_interval *v = &d->iv[i];
 
 		if (open && v->start <= ce) {
@@ -327,12 +362,9 @@ static int device_intervals(struct ht_device_report *d)
 	return 0;
 }
 
-/* ---- pass C: the merged trace ---- */
+/* ---- pass C: the threads ---- */
 
 struct frame {
-	uint8_t region; /* 0 API call, 1 region */
-	uint32_t id;	/* fn id or string id */
-	uint64_t begin;
 	uint32_t blame; /* blame row (shared name table) */
 };
 
@@ -340,25 +372,26 @@ struct thread {
 	int alive;
 	uint64_t first, last;
 	struct frame *stack;
-	unsigned int depth, cap;
+	size_t depth, cap;
 	struct ht_cpu_thread *os; /* its CPU states, NULL if none */
 	size_t cur;		  /* first interval ending after the sweep time */
 	size_t lcur;		  /* scratch cursor of blame_piece */
 	size_t wcur;		  /* cursor of blocking-call queries */
 };
 
+/* Rows of one process's functions and strings, cached by id (bounded by its definitions). */
 struct proc_state {
 	uint64_t prev, first, last;
 	unsigned int active;		 /* threads between their first and last event */
-	uint32_t *api_rows, napi;	 /* fn id -> row in r->api */
-	uint32_t *reg_rows, nreg;	 /* string id -> row in r->regions */
-	uint32_t *blame_api, nblame_api; /* fn id -> blame row */
-	uint32_t *blame_reg, nblame_reg; /* string id -> blame row */
+	uint32_t *api_rows, *reg_rows;	 /* fn id / string id -> row */
+	uint32_t *blame_api, *blame_reg; /* fn id / string id -> blame row */
+	uint32_t nfns, nstrings;	 /* what the definitions hold */
 	struct ht_device_report **devs;
 	unsigned int ndevs;
 	size_t *gap_cursor;
-	uint8_t *blocking; /* fn id -> BLK_* */
-	uint32_t nblocking;
+	uint8_t *blocking;     /* fn id -> BLK_* */
+	unsigned int *threads; /* the streams of its threads */
+	size_t nthreads, capthreads;
 };
 
 /* How a function blocks on the device: not, always, or when argument k is nonzero. */
@@ -366,77 +399,37 @@ enum { BLK_UNKNOWN = 0, BLK_NO = 1, BLK_ALWAYS = 2, BLK_ARG0 = 3 };
 
 struct pass_c {
 	struct ht_report *r;
-	struct ht_proc_info *pi;
+	struct ht_timeline *tl;
 	struct proc_state *ps;
-	struct thread *threads; /* by merge stream index */
+	struct thread *threads; /* by timeline stream index */
 	struct ht_table blame_names;
 	uint32_t outside; /* blame row: no API call or region */
 };
 
-static uint32_t cached_row(uint32_t **rows, uint32_t *n, uint32_t id, struct ht_table *t,
+/* Return: the row cached at rows[id] (created from name on first use), or NO_ROW. */
+static uint32_t cached_row(uint32_t *rows, uint32_t n, uint32_t id, struct ht_table *t,
 			   const char *name)
 {
-	if (id >= *n) {
-		uint32_t cap = id + 64;
-		uint32_t *v = realloc(*rows, cap * sizeof *v);
-
-		if (!v)
-			return NO_ROW;
-		for (uint32_t i = *n; i < cap; i++)
-			v[i] = NO_ROW;
-		*rows = v;
-		*n = cap;
-	}
-	if ((*rows)[id] == NO_ROW)
-		(*rows)[id] = table_row(t, name);
-	return (*rows)[id];
+	if (id >= n)
+		return table_row(t, name); /* undefined: the "?" row, uncached */
+	if (rows[id] == NO_ROW)
+		rows[id] = table_row(t, name);
+	return rows[id];
 }
 
 /* Blame rows share one name table; each device keeps its own values. */
-static uint32_t blame_row(struct pass_c *c, struct proc_state *ps, struct ht_proc_info *pi,
-			  int region, uint32_t id)
+static uint32_t blame_row(struct pass_c *c, struct proc_state *ps, const struct ht_tl_record *x)
 {
 	char name[300];
+	int region = !x->api;
+	uint32_t id = region ? x->name_id : x->fn_id;
+	uint32_t *rows = region ? ps->blame_reg : ps->blame_api;
+	uint32_t n = region ? ps->nstrings + 1 : ps->nfns;
 
-	if (region) {
-		if (id < ps->nblame_reg && ps->blame_reg[id] != NO_ROW)
-			return ps->blame_reg[id];
-		snprintf(name, sizeof name, "region %s", ht_proc_string(pi, id));
-		return cached_row(&ps->blame_reg, &ps->nblame_reg, id, &c->blame_names, name);
-	}
-	if (id < ps->nblame_api && ps->blame_api[id] != NO_ROW)
-		return ps->blame_api[id];
-	const struct ht_fn_info *fn = ht_proc_fn(pi, (uint16_t)id);
-
-	snprintf(name, sizeof name, "%s", fn ? fn->name : "?");
-	return cached_row(&ps->blame_api, &ps->nblame_api, id, &c->blame_names, name);
-}
-
-static int push(struct thread *th, struct frame f)
-{
-	if (th->depth == th->cap) {
-		unsigned int cap = th->cap ? th->cap * 2 : 16;
-		struct frame *s = realloc(th->stack, cap * sizeof *s);
-
-		if (!s)
-			return -ENOMEM;
-		th->stack = s;
-		th->cap = cap;
-	}
-	th->stack[th->depth++] = f;
-	return 0;
-}
-
-/* Pops the innermost frame matching (region, id). Return: it, or NULL. */
-static struct frame *pop(struct thread *th, int region, uint32_t id)
-{
-	for (unsigned int i = th->depth; i-- > 0;) {
-		if (th->stack[i].region == region && th->stack[i].id == id) {
-			th->depth = i;
-			return &th->stack[i];
-		}
-	}
-	return NULL;
+	if (id < n && rows[id] != NO_ROW)
+		return rows[id];
+	snprintf(name, sizeof name, region ? "region %s" : "%s", x->name);
+	return cached_row(rows, n, id, &c->blame_names, name);
 }
 
 /* Idle time of device d within [a, b), advancing its gap cursor. */
@@ -483,19 +476,19 @@ static uint32_t top_row(const struct pass_c *c, const struct thread *th)
  * CPU states are known, neither preempted nor blocked. Idle time while no
  * thread is active is not blamed on anyone.
  */
-static void blame_piece(struct pass_c *c, struct ht_merge *m, unsigned int proc,
-			struct ht_device_report *d, uint64_t s, uint64_t e)
+static void blame_piece(struct pass_c *c, struct proc_state *ps, struct ht_device_report *d,
+			uint64_t s, uint64_t e)
 {
-	for (unsigned int i = 0; i < m->nstreams; i++)
-		c->threads[i].lcur = c->threads[i].cur;
+	for (size_t i = 0; i < ps->nthreads; i++)
+		c->threads[ps->threads[i]].lcur = c->threads[ps->threads[i]].cur;
 	for (uint64_t x = s; x < e;) {
 		uint64_t next = e, n = 0;
 
-		for (unsigned int i = 0; i < m->nstreams; i++) {
-			struct thread *th = &c->threads[i];
+		for (size_t i = 0; i < ps->nthreads; i++) {
+			struct thread *th = &c->threads[ps->threads[i]];
 			uint64_t change;
 
-			if (!th->alive || m->streams[i].proc != proc)
+			if (!th->alive)
 				continue;
 			if (!ht_cpu_thread_waiting_at(th->os, x, &change, &th->lcur))
 				n++;
@@ -506,12 +499,12 @@ static void blame_piece(struct pass_c *c, struct ht_merge *m, unsigned int proc,
 			double share = (double)(next - x) / (double)n;
 
 			d->idle_blamed += next - x;
-			for (unsigned int i = 0; i < m->nstreams; i++) {
-				struct thread *th = &c->threads[i];
+			for (size_t i = 0; i < ps->nthreads; i++) {
+				struct thread *th = &c->threads[ps->threads[i]];
 				uint64_t change;
 				uint32_t row;
 
-				if (!th->alive || m->streams[i].proc != proc ||
+				if (!th->alive ||
 				    ht_cpu_thread_waiting_at(th->os, x, &change, &th->lcur))
 					continue;
 				row = top_row(c, th);
@@ -524,20 +517,16 @@ static void blame_piece(struct pass_c *c, struct ht_merge *m, unsigned int proc,
 }
 
 /* Attributes [ps->prev, t) of idleness to what the active threads are doing. */
-static int blame(struct pass_c *c, struct ht_merge *m, unsigned int proc, uint64_t t)
+static int blame(struct pass_c *c, struct proc_state *ps, uint64_t t)
 {
-	struct proc_state *ps = &c->ps[proc];
-
-	if (!ps->ndevs || !ps->active || t <= ps->prev)
+	if (!ps->active || t <= ps->prev)
 		return 0;
-	for (unsigned int i = 0; i < m->nstreams; i++) {
-		struct thread *th = &c->threads[i];
+	for (size_t i = 0; i < ps->nthreads; i++) {
+		struct thread *th = &c->threads[ps->threads[i]];
+		uint64_t change;
 
-		if (th->os && th->alive && m->streams[i].proc == proc) {
-			uint64_t change;
-
+		if (th->os && th->alive)
 			ht_cpu_thread_waiting_at(th->os, ps->prev, &change, &th->cur);
-		}
 	}
 	for (unsigned int k = 0; k < ps->ndevs; k++) {
 		struct ht_device_report *d = ps->devs[k];
@@ -552,7 +541,7 @@ static int blame(struct pass_c *c, struct ht_merge *m, unsigned int proc, uint64
 			uint64_t e = d->gaps[2 * i + 1] < t ? d->gaps[2 * i + 1] : t;
 
 			if (e > s)
-				blame_piece(c, m, proc, d, s, e);
+				blame_piece(c, ps, d, s, e);
 		}
 	}
 	return 0;
@@ -560,8 +549,7 @@ static int blame(struct pass_c *c, struct ht_merge *m, unsigned int proc, uint64
 
 /* ---- blocking device calls ---- */
 
-/* Return: BLK_* for function fn, from its roles: always waits, or when its blocking argument is
- * set. */
+/* Return: BLK_* for fn, from its roles: always waits, or when its blocking argument is set. */
 static uint8_t classify(const struct ht_fn_info *fn)
 {
 	int k = ht_fn_info_arg(fn, HT_AR_BLOCKING);
@@ -575,31 +563,19 @@ static uint8_t classify(const struct ht_fn_info *fn)
 	return BLK_NO;
 }
 
-/* Return: 1 when this api_end (payload p) ends a call that waited for the device. */
-static int is_blocking(struct proc_state *ps, struct ht_proc_info *pi, const uint8_t *p,
-		       size_t size)
+/* Return: 1 when this API slice end is of a call that waited for the device. */
+static int is_blocking(struct proc_state *ps, const struct ht_tl_record *x)
 {
-	uint16_t id = ht_le16(p);
 	uint8_t b;
 
-	if (id >= ps->nblocking) {
-		uint32_t cap = (uint32_t)id + 64;
-		uint8_t *v = realloc(ps->blocking, cap);
-
-		if (!v)
-			return 0;
-		memset(v + ps->nblocking, BLK_UNKNOWN, cap - ps->nblocking);
-		ps->blocking = v;
-		ps->nblocking = cap;
-	}
-	if (ps->blocking[id] == BLK_UNKNOWN)
-		ps->blocking[id] = classify(ht_proc_fn(pi, id));
-	b = ps->blocking[id];
+	if (x->fn_id >= ps->nfns)
+		return 0;
+	if (ps->blocking[x->fn_id] == BLK_UNKNOWN)
+		ps->blocking[x->fn_id] = classify(x->fn);
+	b = ps->blocking[x->fn_id];
 	if (b < BLK_ARG0)
 		return b == BLK_ALWAYS;
-	/* api_end: u16 fn, i32 ret, u8 n, n x 8-byte arguments */
-	return b - BLK_ARG0 < p[6] && 7 + 8u * (b - BLK_ARG0 + 1u) <= size &&
-	       ht_le64(p + 7 + 8 * (b - BLK_ARG0)) != 0;
+	return b - BLK_ARG0 < (int)x->nargs && x->args[b - BLK_ARG0].v.u != 0;
 }
 
 /*
@@ -688,152 +664,194 @@ static int take_wait(struct pass_c *c, struct proc_state *ps, struct thread *th,
 	return 0;
 }
 
-static int take_thread_event(struct pass_c *c, unsigned int proc, struct thread *th,
-			     const struct ht_event *ev)
+static int thread_start(struct pass_c *c, struct proc_state *ps, struct thread *th,
+			const struct ht_tl_record *x)
 {
-	struct proc_state *ps = &c->ps[proc];
-	struct ht_proc_info *pi = &c->pi[proc];
+	th->alive = 1;
+	th->first = x->ts;
+	th->os = ht_cpu_states_find(&c->r->cpu, x->proc, x->tid);
+	ps->active++;
+	c->r->threads++;
+	if (ht_grow((void **)&ps->threads, &ps->capthreads, sizeof *ps->threads, ps->nthreads + 1))
+		return -ENOMEM;
+	ps->threads[ps->nthreads++] = x->stream;
+	return 0;
+}
+
+static int take_thread_record(struct pass_c *c, struct proc_state *ps, struct thread *th,
+			      const struct ht_tl_record *x)
+{
 	struct ht_report *r = c->r;
-	const uint8_t *p = ev->payload;
-	struct frame f = {0}, *g;
 	uint32_t row;
 
-	switch (ev->id) {
-	case HT_EV_API_BEGIN:
-		f.id = ht_le16(p);
-		f.begin = ev->ts;
-		f.blame = blame_row(c, ps, pi, 0, f.id);
-		return push(th, f);
-	case HT_EV_API_END: {
-		const struct ht_fn_info *fn = ht_proc_fn(pi, ht_le16(p));
-
-		g = pop(th, 0, ht_le16(p));
-		if (!g)
+	switch (x->kind) {
+	case HT_TL_SLICE_BEGIN: /* the timeline's stack, mirrored with blame rows */
+		if (x->depth > th->cap &&
+		    ht_grow((void **)&th->stack, &th->cap, sizeof *th->stack, x->depth))
+			return -ENOMEM;
+		th->depth = x->depth;
+		th->stack[th->depth - 1].blame = blame_row(c, ps, x);
+		return 0;
+	case HT_TL_SLICE_END:
+		th->depth = x->depth < th->depth ? x->depth : th->depth;
+		if (!x->paired)
+			return 0; /* an end without its begin (cut by a loss) */
+		if (x->api) {
+			row = cached_row(ps->api_rows, ps->nfns, x->fn_id, &r->api, x->name);
+			if (row == NO_ROW)
+				return -ENOMEM;
+			ht_stats_add(&r->api.rows[row].st, x->ts - x->begin);
+			if (x->ret < 0)
+				r->api.rows[row].errors++;
+			if (ps->ndevs && x->ts > x->begin && is_blocking(ps, x))
+				return take_wait(c, ps, th, x->name, x->begin, x->ts);
 			return 0;
-		row = cached_row(&ps->api_rows, &ps->napi, g->id, &r->api, fn ? fn->name : "?");
+		}
+		row = cached_row(ps->reg_rows, ps->nstrings + 1, x->name_id, &r->regions, x->name);
 		if (row == NO_ROW)
 			return -ENOMEM;
-		ht_stats_add(&r->api.rows[row].st, ev->ts - g->begin);
-		if ((int32_t)ht_le32(p + 2) < 0)
-			r->api.rows[row].errors++;
-		if (ps->ndevs && ev->ts > g->begin && is_blocking(ps, pi, p, ev->size))
-			return take_wait(c, ps, th, fn ? fn->name : "?", g->begin, ev->ts);
+		ht_stats_add(&r->regions.rows[row].st, x->ts - x->begin);
 		return 0;
-	}
-	case HT_EV_REGION_BEGIN:
-		f.region = 1;
-		f.id = ht_le32(p);
-		f.begin = ev->ts;
-		f.blame = blame_row(c, ps, pi, 1, f.id);
-		return push(th, f);
-	case HT_EV_REGION_END:
-		g = pop(th, 1, ht_le32(p));
-		if (!g)
-			return 0;
-		row = cached_row(&ps->reg_rows, &ps->nreg, g->id, &r->regions,
-				 ht_proc_string(pi, g->id));
-		if (row == NO_ROW)
-			return -ENOMEM;
-		ht_stats_add(&r->regions.rows[row].st, ev->ts - g->begin);
-		return 0;
-	case HT_EV_THREAD_INFO: {
+	case HT_TL_THREAD: {
 		/* the CPU-state table's names (its threads are known by now) */
-		struct ht_cpu_thread *ct = ht_cpu_states_find(&r->cpu, proc, (int32_t)ht_le32(p));
+		struct ht_cpu_thread *ct = ht_cpu_states_find(&r->cpu, x->proc, x->tid);
 
-		if (ct)
-			snprintf(ct->name, sizeof ct->name, "%s", (const char *)p + 4);
+		if (ct && x->name[0])
+			snprintf(ct->name, sizeof ct->name, "%s", x->name);
 		return 0;
 	}
-	case HT_EV_LOST:
-		if (p[0] == HT_LOST_NO_STREAM)
-			r->lost += ht_le64(p + 1);
-		else if (p[0] == HT_LOST_DEVICE_TIMESTAMP)
-			r->lost_device_ts += ht_le64(p + 1);
+	default:
 		return 0;
+	}
+}
+
+static int proc_setup(struct pass_c *c, struct ht_report *r, unsigned int k)
+{
+	struct proc_state *ps = &c->ps[k];
+	const struct ht_proc_info *pi = ht_timeline_proc(c->tl, k);
+
+	ps->nfns = pi->nfns;
+	ps->nstrings = pi->nstrings;
+	ps->api_rows = malloc((ps->nfns + 1) * sizeof *ps->api_rows);
+	ps->blame_api = malloc((ps->nfns + 1) * sizeof *ps->blame_api);
+	ps->reg_rows = malloc((ps->nstrings + 1) * sizeof *ps->reg_rows);
+	ps->blame_reg = malloc((ps->nstrings + 1) * sizeof *ps->blame_reg);
+	ps->blocking = calloc(ps->nfns + 1, 1);
+	if (!ps->api_rows || !ps->blame_api || !ps->reg_rows || !ps->blame_reg || !ps->blocking)
+		return -ENOMEM;
+	memset(ps->api_rows, 0xff, (ps->nfns + 1) * sizeof *ps->api_rows);
+	memset(ps->blame_api, 0xff, (ps->nfns + 1) * sizeof *ps->blame_api);
+	memset(ps->reg_rows, 0xff, (ps->nstrings + 1) * sizeof *ps->reg_rows);
+	memset(ps->blame_reg, 0xff, (ps->nstrings + 1) * sizeof *ps->blame_reg);
+	for (unsigned int i = 0; i < r->ndevices; i++) {
+		struct ht_device_report **devs;
+		size_t *cur;
+
+		if (pi->pid != r->devices[i].pid)
+			continue;
+		devs = realloc(ps->devs, (ps->ndevs + 1) * sizeof *devs);
+		if (devs)
+			ps->devs = devs;
+		cur = realloc(ps->gap_cursor, (ps->ndevs + 1) * sizeof *cur);
+		if (cur)
+			ps->gap_cursor = cur;
+		if (!devs || !cur)
+			return -ENOMEM;
+		ps->gap_cursor[ps->ndevs] = 0;
+		ps->devs[ps->ndevs++] = &r->devices[i];
 	}
 	return 0;
 }
 
-static int pass_merged(struct ht_report *r, struct ht_trace *t, struct ht_proc_info *pi,
-		       struct ht_read_error *err)
+static void proc_release(struct proc_state *ps)
 {
-	struct ht_merge m;
-	struct ht_merged e;
-	struct pass_c c = {.r = r, .pi = pi};
-	int rc = ht_merge_open(&m, t);
+	free(ps->api_rows);
+	free(ps->reg_rows);
+	free(ps->blame_api);
+	free(ps->blame_reg);
+	free(ps->devs);
+	free(ps->gap_cursor);
+	free(ps->blocking);
+	free(ps->threads);
+}
 
-	if (rc)
-		goto out;
-	c.ps = calloc(t->nprocs, sizeof *c.ps);
-	c.threads = calloc(m.nstreams ? m.nstreams : 1, sizeof *c.threads);
+static int pass_threads(struct ht_report *r, struct ht_trace *t, struct ht_read_error *err)
+{
+	/* counters, instants, definitions and anchors: not tabled; their times come from the
+	 * streams */
+	struct ht_tl_opts o = {.kinds = HT_PK_THREAD | HT_PK_PROCESS,
+			       .meta = 1,
+			       .skip = 1u << HT_TL_COUNTER | 1u << HT_TL_INSTANT |
+				       1u << HT_TL_DEFINITION | 1u << HT_TL_ANCHOR};
+	struct ht_timeline tl;
+	const struct ht_tl_record *x;
+	struct pass_c c = {.r = r, .tl = &tl};
+	int rc = ht_timeline_open(&tl, t, &o);
+
+	if (rc) {
+		*err = tl.err;
+		return rc;
+	}
+	c.ps = calloc(t->nprocs ? t->nprocs : 1, sizeof *c.ps);
+	c.threads = calloc(ht_timeline_nstreams(&tl) + 1, sizeof *c.threads);
 	c.outside = table_row(&c.blame_names, "(no API call or region)");
-	if (!c.ps || !c.threads || c.outside == NO_ROW) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (unsigned int i = 0; i < r->ndevices; i++) {
-		for (unsigned int k = 0; k < t->nprocs; k++) {
-			struct proc_state *ps = &c.ps[k];
+	rc = !c.ps || !c.threads || c.outside == NO_ROW ? -ENOMEM : 0;
+	for (unsigned int k = 0; k < t->nprocs && !rc; k++)
+		rc = proc_setup(&c, r, k);
+	while (!rc && (rc = ht_timeline_next(&tl, &x)) > 0) {
+		struct proc_state *ps = &c.ps[x->proc];
+		struct thread *th = &c.threads[x->stream];
+		uint64_t ts = x->ts;
 
-			if (pi[k].pid != r->devices[i].pid)
-				continue;
-			ps->devs = realloc(ps->devs, (ps->ndevs + 1) * sizeof *ps->devs);
-			ps->gap_cursor =
-			    realloc(ps->gap_cursor, (ps->ndevs + 1) * sizeof *ps->gap_cursor);
-			if (!ps->devs || !ps->gap_cursor) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			ps->gap_cursor[ps->ndevs] = 0;
-			ps->devs[ps->ndevs++] = &r->devices[i];
-		}
-	}
-	while ((rc = ht_merge_next(&m, &e)) > 0) {
-		unsigned int proc = e.stream->proc;
-		struct proc_state *ps = &c.ps[proc];
-		struct thread *th = &c.threads[e.stream_index];
-		uint64_t ts = e.ev->ts;
-		int is_thread = !e.stream->is_shared && e.ev->sc == HT_SC_THREAD;
-
-		r->events++;
-		if (!r->first_ns || ts < r->first_ns)
-			r->first_ns = ts;
-		if (ts > r->last_ns)
-			r->last_ns = ts;
-		if (!ps->first || ts < ps->first)
-			ps->first = ts;
-		if (ts > ps->last)
-			ps->last = ts;
-		rc = blame(&c, &m, proc, ts);
-		if (rc)
+		rc = 0;
+		if (x->kind == HT_TL_CPU_STATE)
+			continue; /* read in pass O; its times are not the merge's */
+		if (ps->ndevs && (rc = blame(&c, ps, ts)) < 0)
 			break;
 		ps->prev = ts;
-		if (is_thread) {
-			if (!th->alive && !th->first) {
-				th->alive = 1;
-				th->first = ts;
-				th->os = ht_cpu_states_find(&r->cpu, proc, e.stream->vtid);
-				ps->active++;
-				r->threads++;
+		if (x->kind == HT_TL_LOST) {
+			if (x->cmd_kind == HT_LOST_KIND_COUNT || x->cmd_kind == HT_LOST_NO_STREAM)
+				r->lost += (uint64_t)x->value;
+			else if (x->cmd_kind == HT_LOST_DEVICE_TIMESTAMP)
+				r->lost_device_ts += (uint64_t)x->value;
+			continue;
+		}
+		if (x->source != HT_PK_THREAD || x->kind == HT_TL_PROCESS)
+			continue; /* a process appears with the first record of one of its threads
+				   */
+		if (x->kind == HT_TL_STREAM_END) {
+			if (th->alive) {
+				th->alive = 0;
+				ps->active--;
+				r->thread_time += (double)(th->last - th->first);
 			}
-			th->last = ts;
-			rc = take_thread_event(&c, proc, th, e.ev);
-			if (rc)
-				break;
-		} else if (e.ev->sc == HT_SC_THREAD) {
-			take_thread_event(&c, proc, th, e.ev); /* lost records */
+			continue;
 		}
-		if (e.stream->done && th->alive) {
-			th->alive = 0;
-			ps->active--;
-			r->thread_time += (double)(th->last - th->first);
-		}
+		if (!th->alive && !th->first && (rc = thread_start(&c, ps, th, x)) < 0)
+			break;
+		th->last = ts;
+		rc = take_thread_record(&c, ps, th, x);
 	}
 	if (rc < 0)
-		*err = m.err;
-	for (unsigned int i = 0; i < m.nstreams; i++) {
-		r->lost += m.streams[i].lost;
-		free(c.threads[i].stack);
+		*err = tl.err.msg[0] ? tl.err : (struct ht_read_error){.msg = "out of memory"};
+	r->events = tl.events;
+	/* spans: from every event of the process's streams, tabled or not */
+	for (unsigned int i = 0; i < ht_timeline_nstreams(&tl) && rc >= 0; i++) {
+		struct ht_tl_stream_stats st;
+		struct proc_state *ps;
+
+		ht_timeline_stream_stats(&tl, i, &st);
+		ps = &c.ps[st.proc];
+		if (!st.events)
+			continue;
+		if (!r->first_ns || st.first_ts < r->first_ns)
+			r->first_ns = st.first_ts;
+		if (st.last_ts > r->last_ns)
+			r->last_ns = st.last_ts;
+		if (!ps->first || st.first_ts < ps->first)
+			ps->first = st.first_ts;
+		if (st.last_ts > ps->last)
+			ps->last = st.last_ts;
 	}
 	/* Idle time within each process's span; blame names onto each device. */
 	for (unsigned int k = 0; k < t->nprocs && rc >= 0; k++) {
@@ -846,94 +864,70 @@ static int pass_merged(struct ht_report *r, struct ht_trace *t, struct ht_proc_i
 			d->window_begin = ps->first;
 			d->window_end = ps->last;
 			d->idle = idle_overlap(d, &cur, ps->first, ps->last);
-			for (unsigned int i = 0; i < d->blame.n; i++)
+			if (blame_rows(&c, d)) {
+				rc = -ENOMEM;
+				break;
+			}
+			for (size_t i = 0; i < d->blame.n; i++)
 				d->blame.rows[i].name = strdup(c.blame_names.rows[i].name);
 		}
 	}
 	r->processes = t->nprocs;
-out:
-	if (c.ps) {
-		for (unsigned int k = 0; k < t->nprocs; k++) {
-			free(c.ps[k].api_rows);
-			free(c.ps[k].reg_rows);
-			free(c.ps[k].blame_api);
-			free(c.ps[k].blame_reg);
-			free(c.ps[k].devs);
-			free(c.ps[k].gap_cursor);
-			free(c.ps[k].blocking);
-		}
-	}
+	for (unsigned int i = 0; c.threads && i < ht_timeline_nstreams(&tl); i++)
+		free(c.threads[i].stack);
+	for (unsigned int k = 0; c.ps && k < t->nprocs; k++)
+		proc_release(&c.ps[k]);
 	free(c.ps);
 	free(c.threads);
 	table_release(&c.blame_names);
-	ht_merge_close(&m);
+	ht_timeline_close(&tl);
 	return rc < 0 ? rc : 0;
 }
 
-/* Pass O: CPU states; intervals kept for the processes that use a device. */
-static int pass_cpu(struct ht_report *r, struct ht_trace *t, struct ht_proc_info *pi,
-		    struct ht_read_error *err)
+/* ---- pass O: CPU states; intervals kept for the processes that use a device ---- */
+
+static int pass_cpu(struct ht_report *r, struct ht_trace *t, struct ht_read_error *err)
 {
-	int *keep = calloc(t->nprocs ? t->nprocs : 1, sizeof *keep);
-	int rc, any = 0;
+	int32_t *keep = calloc(r->ndevices + 1, sizeof *keep);
+	int rc;
 
 	r->cpu_pid = calloc(t->nprocs ? t->nprocs : 1, sizeof *r->cpu_pid);
 	if (!keep || !r->cpu_pid) {
 		free(keep);
 		return -ENOMEM;
 	}
-	for (unsigned int i = 0; i < t->nprocs; i++) {
-		r->cpu_pid[i] = pi[i].pid;
-		any |= pi[i].os_status;
-		for (unsigned int k = 0; k < r->ndevices; k++)
-			keep[i] |= r->devices[k].pid == pi[i].pid;
-	}
-	/* reads the OS and process streams: only when some process noted OS recording */
-	rc = any ? ht_cpu_states_load(&r->cpu, t, keep, err) : 0;
+	for (unsigned int i = 0; i < r->ndevices; i++)
+		keep[i] = r->devices[i].pid;
+	rc = ht_cpu_states_load(&r->cpu, t, keep, r->ndevices, r->cpu_pid, err);
 	free(keep);
 	return rc;
 }
 
 int ht_report_compute(struct ht_trace *t, struct ht_report *r, struct ht_read_error *err)
 {
-	struct ht_proc_info *pi = calloc(t->nprocs ? t->nprocs : 1, sizeof *pi);
-	int rc = 0;
+	int rc;
 
 	memset(r, 0, sizeof *r);
-	if (!pi)
-		return -ENOMEM;
-	for (unsigned int i = 0; i < t->nprocs && !rc; i++)
-		rc = ht_proc_info_load(&pi[i], &t->procs[i], err);
-	if (!rc)
-		rc = pass_sync(r, t, pi, err);
-	if (!rc)
-		rc = pass_devices(r, t, pi, err);
+	rc = pass_devices(r, t, err);
 	for (unsigned int i = 0; i < r->ndevices && !rc; i++)
 		rc = device_intervals(&r->devices[i]);
 	if (!rc)
-		rc = pass_cpu(r, t, pi, err);
+		rc = pass_cpu(r, t, err);
 	if (!rc)
-		rc = pass_merged(r, t, pi, err);
-	/* devices by the name their source gave (device_info) */
-	for (unsigned int i = 0; i < r->ndevices; i++)
-		for (unsigned int k = 0; k < t->nprocs; k++) {
-			const char *n = pi[k].pid == r->devices[i].pid
-					    ? ht_proc_device_name(&pi[k], r->devices[i].device)
-					    : NULL;
-
-			if (n)
-				snprintf(r->devices[i].name, sizeof r->devices[i].name, "%s", n);
-		}
-	for (unsigned int i = 0; i < t->nprocs; i++)
-		ht_proc_info_release(&pi[i]);
-	free(pi);
+		rc = pass_threads(r, t, err);
+	if (rc) {
+		if (rc == -ENOMEM && !err->msg[0])
+			snprintf(err->msg, sizeof err->msg, "out of memory");
+		ht_report_release(r);
+		return rc;
+	}
 	for (unsigned int i = 0; i < r->ndevices; i++)
 		ht_table_sort(&r->devices[i].blame);
 	ht_table_sort(&r->api);
 	ht_table_sort(&r->regions);
 	ht_table_sort(&r->kernels);
 	ht_table_sort(&r->transfers);
-	return rc;
+	return 0;
 }
 
 void ht_report_release(struct ht_report *r)
@@ -949,7 +943,6 @@ void ht_report_release(struct ht_report *r)
 	}
 	free(r->queues);
 	for (unsigned int i = 0; i < r->ndevices; i++) {
-		ht_clock_sync_release(&r->devices[i].cs);
 		free(r->devices[i].iv);
 		free(r->devices[i].gaps);
 		table_release(&r->devices[i].blame);

@@ -1,16 +1,21 @@
 /*
- * The analyses behind `hetrace report`: where the time went on the CPU
- * (API calls, annotated regions), on the devices (kernels, transfers, queue
- * waits, utilisation, compute/transfer overlap) and why a device sat idle
- * (GPU-idleness blame, seed 002 §5). Computed in three bounded passes:
- *   A. device streams: clock-sync samples -> one map per device;
- *   B. device streams: commands mapped to host time -> device tables and
- *      busy intervals (16 bytes per command);
- *   O. thread streams: CPU-state intervals per thread (OS scheduling);
- *   C. the merged trace: API/region tables per thread stacks, thread time,
- *      blame swept against each device's idle gaps (a thread counts as
- *      active only while it is not preempted or blocked), and the CPU
- *      states inside blocking device calls.
+ * The analyses behind `hetrace report` (and the view's tables): where the
+ * time went on the CPU (API calls, annotated regions), on the devices
+ * (kernels, transfers, queue waits, utilisation, compute/transfer overlap)
+ * and why a device sat idle (GPU-idleness blame, seed 002 §5). Everything
+ * is read through the timeline model (timeline.h), in three bounded passes
+ * over parts of it:
+ *   D. the device streams: commands, already mapped to host time with the
+ *      timeline's clock maps -> device tables and busy intervals (16 bytes
+ *      per command);
+ *   O. the OS and process streams: CPU-state intervals per thread;
+ *   C. the thread and process streams: API/region tables from the
+ *      timeline's paired slices, thread time, blame swept against each
+ *      device's idle gaps (a thread counts as active only while it is not
+ *      preempted or blocked), and the CPU states inside blocking device
+ *      calls (found by role: sync, or blocking with its flag set).
+ * Any read error ends the computation with that error: no table is half
+ * built.
  */
 #ifndef HT_REPORT_H
 #define HT_REPORT_H
@@ -21,21 +26,24 @@
 #include "analysis/cpustate.h"
 #include "analysis/stats.h"
 #include "analysis/trace.h"
+#include "common/map.h"
 
-/* A named row: API function, region, kernel, blamed frame... */
+/* A named row: API function, region, kernel launch configuration, transfer kind, blamed frame. */
 struct ht_row {
 	char *name;
 	struct ht_stats st;
-	uint64_t bytes;	      /* transfers */
-	struct ht_stats rate; /* transfers: MB/s per command */
-	uint64_t global[3], local[3];
-	uint64_t errors; /* API calls that returned an error; failed commands */
-	double value;	 /* blame: ns */
+	uint64_t bytes;		      /* transfers */
+	struct ht_stats rate;	      /* transfers that move their bytes: MB/s per command */
+	uint64_t global[3], local[3]; /* kernels: one row per name and work sizes */
+	uint8_t kind;		      /* transfers: ht_cmd_kind */
+	uint64_t errors;	      /* API calls that returned an error; failed commands */
+	double value;		      /* blame: ns */
 };
 
 struct ht_table {
 	struct ht_row *rows;
-	unsigned int n, cap;
+	size_t n, cap;
+	struct ht_map index; /* row key -> row */
 };
 
 struct ht_queue_report {
@@ -58,7 +66,6 @@ struct ht_device_report {
 	int32_t pid;
 	uint32_t device;
 	char name[128];
-	struct ht_clock_sync cs;
 	struct ht_clock_map map;
 	uint64_t commands;
 	uint64_t first, last; /* host time span of its commands */
@@ -66,10 +73,10 @@ struct ht_device_report {
 	uint64_t window_begin, window_end; /* the process's span: where idleness counts */
 	uint64_t idle, idle_blamed;	   /* idle time; idle while a CPU thread was active */
 	struct ht_interval *iv;
-	uint64_t niv, cap_iv;
+	size_t niv, cap_iv;
 	uint64_t *gaps; /* idle gaps: [gaps[2i], gaps[2i+1]) */
 	uint64_t ngaps;
-	struct ht_table blame; /* frame -> idle ns attributed */
+	struct ht_table blame;	 /* frame -> idle ns attributed */
 	uint64_t window_checked; /* commands whose synced times were checked */
 	uint64_t window_outside; /* ... and fell outside [enqueue, completion seen] */
 };
@@ -92,7 +99,7 @@ struct ht_wait_row {
 struct ht_report {
 	uint64_t events;
 	uint64_t first_ns, last_ns;
-	uint64_t lost;	  /* recorder discards + threads without a stream */
+	uint64_t lost; /* recorder discards + threads without a stream */
 	uint64_t lost_device_ts;
 	unsigned int processes, threads;
 	double thread_time; /* sum over threads of (last - first) */
@@ -107,11 +114,11 @@ struct ht_report {
 	unsigned int nwaits;
 };
 
-/* Return: 0, or < 0 with err filled. */
+/* Return: 0, or < 0 with err filled (and nothing computed: r is empty). */
 int ht_report_compute(struct ht_trace *t, struct ht_report *r, struct ht_read_error *err);
 void ht_report_release(struct ht_report *r);
 
-/* Sorts a table by total time (or blame value), largest first. */
+/* Sorts a table by total time (or blame value), largest first, then by name. */
 void ht_table_sort(struct ht_table *t);
 
 #endif

@@ -9,8 +9,8 @@
 
 #include <stdint.h>
 
-#define HT_STATS_EXACT 4096
-#define HT_STATS_SUB 32
+#define HT_STATS_EXACT	 4096
+#define HT_STATS_SUB	 32
 #define HT_STATS_BUCKETS (64 * HT_STATS_SUB)
 
 struct ht_stats {

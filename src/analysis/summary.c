@@ -1,21 +1,23 @@
 /*
- * Trace summary (see summary.h).
+ * Trace summary (see summary.h): one pass of the timeline, then each
+ * stream's statistics (events per class, discards, torn tails, RAW packets).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "analysis/summary.h"
+#include "analysis/timeline.h"
 
 static struct ht_thread_summary *thread_slot(struct ht_proc_summary *s, int32_t tid)
 {
+	void *n;
+
 	for (unsigned int i = 0; i < s->nthreads; i++)
 		if (s->threads[i].tid == tid)
 			return &s->threads[i];
-	void *n = realloc(s->threads, (s->nthreads + 1) * sizeof *s->threads);
-
+	n = realloc(s->threads, (s->nthreads + 1) * sizeof *s->threads);
 	if (!n)
 		return NULL;
 	s->threads = n;
@@ -26,11 +28,12 @@ static struct ht_thread_summary *thread_slot(struct ht_proc_summary *s, int32_t 
 
 static struct ht_device_summary *device_slot(struct ht_proc_summary *s, uint32_t dev)
 {
+	void *n;
+
 	for (unsigned int i = 0; i < s->ndevices; i++)
 		if (s->devices[i].device == dev)
 			return &s->devices[i];
-	void *n = realloc(s->devices, (s->ndevices + 1) * sizeof *s->devices);
-
+	n = realloc(s->devices, (s->ndevices + 1) * sizeof *s->devices);
 	if (!n)
 		return NULL;
 	s->devices = n;
@@ -39,136 +42,157 @@ static struct ht_device_summary *device_slot(struct ht_proc_summary *s, uint32_t
 	return &s->devices[s->ndevices++];
 }
 
-static void copy_str(char *dst, size_t cap, const uint8_t *p)
+static void span(struct ht_proc_summary *s, uint64_t ts)
 {
-	snprintf(dst, cap, "%s", (const char *)p);
-}
-
-static void take_event(struct ht_proc_summary *s, struct ht_thread_summary *th,
-		       const struct ht_event *ev)
-{
-	const uint8_t *p = ev->payload;
-
-	s->events++;
-	if (th)
-		th->events++;
-	if (!s->first_ns || ev->ts < s->first_ns)
-		s->first_ns = ev->ts;
-	if (ev->ts > s->last_ns)
-		s->last_ns = ev->ts;
-	if (ev->sc == HT_SC_DEVICE) {
-		struct ht_device_summary *d;
-
-		struct ht_sync_sample smp[2];
-		unsigned int n = ht_sync_samples(ev, smp);
-
-		s->events_device[ev->id]++;
-		for (unsigned int i = 0; i < n; i++)
-			if ((d = device_slot(s, smp[i].device)))
-				ht_clock_sync_add(&d->cs, smp[i].kind, smp[i].device_ts,
-						  smp[i].host_ns);
-		if (ev->id == HT_EV_DEVICE_COMMAND && (d = device_slot(s, ht_le32(p + 16))))
-			d->commands++;
+	if (!ts)
 		return;
-	}
-	s->events_thread[ev->id]++;
-	switch (ev->id) {
-	case HT_EV_PROCESS_INFO:
-		s->pid = (int32_t)ht_le32(p);
-		s->ppid = (int32_t)ht_le32(p + 4);
-		copy_str(s->comm, sizeof s->comm, p + 8);
-		copy_str(s->cmdline, sizeof s->cmdline, p + 8 + strlen((const char *)p + 8) + 1);
-		break;
-	case HT_EV_THREAD_INFO:
-		if (th && (int32_t)ht_le32(p) == th->tid)
-			copy_str(th->name, sizeof th->name, p + 4);
-		break;
-	case HT_EV_LOST:
-		if (p[0] < 8)
-			s->lost[p[0]] += ht_le64(p + 1);
-		break;
-	case HT_EV_STRING_DEF:
-		s->strings++;
-		break;
-	case HT_EV_CLOCK_ANCHOR:
-		s->have_exit |= p[0] == HT_ANCHOR_EXIT;
-		s->have_exec |= p[0] == HT_ANCHOR_EXEC;
-		break;
-	case HT_EV_OS_STATUS:
-		/* a problem (off, partial) outranks the plain "recorded" note */
-		if (!s->os_note[0] || (s->os_note_kind == HT_OS_ON && p[0] != HT_OS_ON)) {
-			s->os_note_kind = p[0];
-			copy_str(s->os_note, sizeof s->os_note, p + 9);
-		}
-		break;
-	case HT_EV_DEVICE_INFO: {
-		struct ht_device_summary *d = device_slot(s, ht_le32(p));
+	if (!s->first_ns || ts < s->first_ns)
+		s->first_ns = ts;
+	if (ts > s->last_ns)
+		s->last_ns = ts;
+}
 
-		if (d)
-			copy_str(d->name, sizeof d->name, p + 5);
-		break;
-	}
+static int take(struct ht_proc_summary *s, const struct ht_tl_record *x)
+{
+	struct ht_device_summary *d;
+	struct ht_thread_summary *th;
+
+	switch (x->kind) {
+	case HT_TL_DEVICE:
+		span(s, x->collected);
+		if (!(d = device_slot(s, x->device)))
+			return -ENOMEM;
+		d->commands++;
+		return 0;
+	case HT_TL_CPU_STATE:
+	case HT_TL_QUEUE:
+	case HT_TL_STREAM_END:
+		return 0;
+	case HT_TL_THREAD:
+		span(s, x->ts);
+		if (x->name[0] && (th = thread_slot(s, x->tid)))
+			snprintf(th->name, sizeof th->name, "%s", x->name);
+		return 0;
+	case HT_TL_LOST:
+		span(s, x->ts);
+		if (x->cmd_kind < HT_LOST_KIND_COUNT && x->cmd_kind < 8)
+			s->lost[x->cmd_kind] += (uint64_t)x->value;
+		return 0;
+	case HT_TL_ANCHOR:
+		span(s, x->ts);
+		s->have_exit |= x->value == HT_ANCHOR_EXIT;
+		s->have_exec |= x->value == HT_ANCHOR_EXEC;
+		return 0;
+	case HT_TL_OS_STATUS:
+		span(s, x->ts);
+		/* a problem (off, partial) outranks the plain "recorded" note */
+		if (!s->os_note[0] || (s->os_note_kind == HT_OS_ON && x->value != HT_OS_ON)) {
+			s->os_note_kind = (int)x->value;
+			snprintf(s->os_note, sizeof s->os_note, "%s", x->text);
+		}
+		return 0;
+	default:
+		span(s, x->ts);
+		return 0;
 	}
 }
 
-int ht_summary_process(const struct ht_trace_process *p, struct ht_proc_summary *s,
-		       struct ht_read_error *err)
+/* Adds what the timeline counted per stream. */
+static void streams(struct ht_timeline *tl, struct ht_proc_summary *out)
 {
-	memset(s, 0, sizeof *s);
-	for (unsigned int i = 0; i < p->nstreams; i++) {
-		struct ht_stream_reader r;
-		struct ht_thread_summary *th = NULL;
-		int is_thread = !strncmp(p->streams[i].name, "thread-", 7);
-		struct ht_event ev;
-		int rc = ht_stream_reader_open(&r, p, p->streams[i].name, err);
+	for (unsigned int i = 0; i < ht_timeline_nstreams(tl); i++) {
+		struct ht_tl_stream_stats st;
+		struct ht_proc_summary *s;
+		int device;
 
-		if (rc)
-			return rc;
-		s->bytes += r.file_size;
-		while ((rc = ht_stream_reader_next_packet(&r, err)) > 0) {
-			if (r.packets == 1) {
-				if (!strncmp(p->streams[i].name, "os-", 3))
-					s->os_streams++;
-				else
-					s->streams[r.pk.sc]++;
-				if (is_thread && !(th = thread_slot(s, r.pk.vtid))) {
-					rc = -ENOMEM;
-					break;
-				}
-			}
-			if (r.pk.ts_state == HT_TS_RAW) {
-				s->raw_packets++;
-				continue; /* timestamps are not ns yet */
-			}
-			while ((rc = ht_event_iter_next(&r.it, &ev, err)) > 0)
-				take_event(s, th, &ev);
-			if (rc < 0) {
-				snprintf(err->file, sizeof err->file, "%s", r.path);
-				break;
+		ht_timeline_stream_stats(tl, i, &st);
+		s = &out[st.proc];
+		device = st.kind == HT_PK_DEVICE;
+		if (st.kind == HT_PK_OS)
+			s->os_streams++;
+		else
+			s->streams[device ? HT_SC_DEVICE : HT_SC_THREAD]++;
+		s->bytes += st.bytes;
+		s->events += st.events;
+		s->discarded += st.discarded;
+		s->raw_packets += st.raw_packets;
+		s->torn_streams += st.torn;
+		for (unsigned int id = 0; id < 32; id++) {
+			if (device && id < HT_EV_DEVICE_COUNT)
+				s->events_device[id] += st.by_class[id];
+			else if (!device && id < HT_EV_THREAD_COUNT)
+				s->events_thread[id] += st.by_class[id];
+		}
+		s->strings += device ? 0 : st.by_class[HT_EV_STRING_DEF];
+		if (st.kind == HT_PK_THREAD) {
+			struct ht_thread_summary *th = thread_slot(s, st.vtid);
+
+			if (th) {
+				th->events += st.events;
+				th->discarded = st.discarded;
 			}
 		}
-		/* events_discarded is a running total: the last packet has it all. */
-		s->discarded += r.prev_discarded;
-		if (th)
-			th->discarded = r.prev_discarded;
-		s->torn_streams += r.torn;
-		ht_stream_reader_close(&r);
-		if (rc < 0)
-			return rc;
 	}
-	for (unsigned int i = 0; i < s->ndevices; i++)
-		if (ht_clock_sync_solve(&s->devices[i].cs, &s->devices[i].map))
-			return -ENOMEM;
-	return 0;
+}
+
+int ht_summary_compute(struct ht_trace *t, struct ht_proc_summary *out, struct ht_read_error *err)
+{
+	struct ht_tl_opts o = {.no_args = 1, .allow_raw = 1, .meta = 1};
+	struct ht_timeline tl;
+	const struct ht_tl_record *x;
+	int rc;
+
+	memset(out, 0, t->nprocs * sizeof *out);
+	rc = ht_timeline_open(&tl, t, &o);
+	if (rc) {
+		*err = tl.err;
+		return rc;
+	}
+	for (unsigned int i = 0; i < t->nprocs; i++) {
+		const struct ht_proc_info *pi = ht_timeline_proc(&tl, i);
+
+		out[i].pid = pi->pid;
+		out[i].ppid = pi->ppid;
+		snprintf(out[i].comm, sizeof out[i].comm, "%s", pi->comm);
+		snprintf(out[i].cmdline, sizeof out[i].cmdline, "%s",
+			 pi->cmdline ? pi->cmdline : "");
+	}
+	while ((rc = ht_timeline_next(&tl, &x)) > 0)
+		if ((rc = take(&out[x->proc], x)) < 0)
+			break;
+	if (rc < 0)
+		*err = tl.err.msg[0] ? tl.err : (struct ht_read_error){.msg = "out of memory"};
+	streams(&tl, out);
+	for (unsigned int i = 0; i < ht_timeline_ndevices(&tl); i++) {
+		const struct ht_clock_map *m;
+		int32_t pid;
+		uint32_t dev;
+
+		ht_timeline_device(&tl, i, &pid, &dev, &m);
+		for (unsigned int k = 0; k < t->nprocs; k++) {
+			struct ht_device_summary *d;
+
+			if (out[k].pid != pid || !(d = device_slot(&out[k], dev)))
+				continue;
+			d->map = *m;
+		}
+	}
+	for (unsigned int k = 0; k < t->nprocs; k++)
+		for (unsigned int i = 0; i < out[k].ndevices; i++) {
+			const char *n =
+			    ht_proc_device_name(ht_timeline_proc(&tl, k), out[k].devices[i].device);
+
+			if (n)
+				snprintf(out[k].devices[i].name, sizeof out[k].devices[i].name,
+					 "%s", n);
+		}
+	ht_timeline_close(&tl);
+	return rc < 0 ? rc : 0;
 }
 
 void ht_summary_release(struct ht_proc_summary *s)
 {
 	free(s->threads);
-	s->threads = NULL;
-	for (unsigned int i = 0; i < s->ndevices; i++)
-		ht_clock_sync_release(&s->devices[i].cs);
 	free(s->devices);
-	s->devices = NULL;
-	s->ndevices = 0;
+	memset(s, 0, sizeof *s);
 }

@@ -1,7 +1,8 @@
 /*
  * Per-process summary of a trace, for `hetrace info` and the record
  * summary: processes, threads, streams, events per class, losses, time
- * span. One sequential pass over every stream, bounded memory.
+ * span, devices and their clock sync. One pass of the timeline model over
+ * every stream (RAW packets counted, not read), bounded memory.
  */
 #ifndef HT_SUMMARY_H
 #define HT_SUMMARY_H
@@ -22,8 +23,7 @@ struct ht_device_summary {
 	uint32_t device;
 	char name[128];
 	uint64_t commands;
-	struct ht_clock_sync cs;
-	struct ht_clock_map map; /* solved by ht_summary_process */
+	struct ht_clock_map map; /* the timeline's */
 };
 
 struct ht_proc_summary {
@@ -52,9 +52,11 @@ struct ht_proc_summary {
 	int os_note_kind;  /* its ht_os_status_kind */
 };
 
-/* Return: 0, or < 0 with err filled (the summary is then partial). */
-int ht_summary_process(const struct ht_trace_process *p, struct ht_proc_summary *s,
-		       struct ht_read_error *err);
+/*
+ * Summarises every process of t into s[0 .. t->nprocs). Return: 0, or < 0
+ * with err filled (the summaries then hold what was read before the error).
+ */
+int ht_summary_compute(struct ht_trace *t, struct ht_proc_summary *s, struct ht_read_error *err);
 void ht_summary_release(struct ht_proc_summary *s);
 
 #endif

@@ -1,7 +1,15 @@
 /*
- * The timeline (see timeline.h): the merged trace turned into semantic
- * records, with a clock-sync pass first and a reorder window for device
+ * The timeline (see timeline.h): decoded packets from the pipeline, merged
+ * by time, each event decoded once by its class's generated decoder and
+ * turned into records; a clock-sync pass first; a reorder window for device
  * commands.
+ *
+ * The merge keeps a heap of streams keyed by their next event's time. Most
+ * events come in runs from one stream (a thread writes thousands of events
+ * between two of another's), so after taking an event the front stream is
+ * compared with the heap's two children only; the heap moves when another
+ * stream's next event comes first. (The generic heap with a callback cost
+ * a quarter of the old reader's time.)
  */
 #include <errno.h>
 #include <stddef.h>
@@ -9,9 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/cpustate.h"
 #include "analysis/timeline.h"
+#include "common/grow.h"
 #include "common/heap.h"
+#include "common/map.h"
 
 struct ht_tl_device {
 	int32_t pid;
@@ -25,8 +34,10 @@ struct pending {
 	uint64_t begin, corr;
 };
 
+/* An open API call or region of a thread. */
 struct frame {
-	uint16_t fn;
+	uint32_t id; /* fn id, or string id for regions */
+	uint8_t region;
 	uint64_t begin;
 };
 
@@ -34,124 +45,103 @@ struct ht_tl_proc {
 	int announced;
 	/* device commands held for device-time order (min-heap on ts) */
 	struct ht_tl_record *held;
-	unsigned int nheld, capheld;
+	size_t nheld, capheld;
 	/* enqueues not seen on a device yet (min-heap on begin, lazy deletion) */
 	struct pending *open;
-	unsigned int nopen, capopen;
-	/* corrs seen: before their enqueue returned, or to delete lazily */
-	uint64_t *seen;
-	unsigned int nseen, capseen; /* open addressing, capseen a power of two */
-	uint64_t *queues;
-	unsigned int nqueues;
+	size_t nopen, capopen;
+	struct ht_map seen; /* corrs seen before their enqueue returned, or to delete lazily */
+	struct ht_map queues;
 };
 
 struct ht_tl_stream {
+	/* what every record of the stream repeats, kept here on the event path */
+	const struct ht_proc_info *pi;
+	unsigned int proc;
+	int32_t vtid;
+	uint8_t kind;	/* ht_pipe_kind */
+	uint8_t device; /* device stream class */
+	const struct ht_batch *b;
+	size_t i;    /* next event in b */
+	uint64_t ts; /* its time (the heap key) */
+	int shared;  /* process or OS stream: ties go to it (definitions before uses) */
+	int need;    /* b is used up: fetch the next packet before reading on */
+	int done;
 	int announced;
-	uint64_t lost;
+	uint64_t lost; /* events_discarded so far */
 	struct frame *stack;
-	unsigned int depth, cap;
+	size_t depth, cap;
+	uint64_t events;
+	uint64_t first_ts, last_ts; /* of its first and last event taken */
+	uint64_t by_class[32];
 };
 
+/* ---- the stream heap ---- */
+
+static inline int before(const struct ht_timeline *tl, unsigned int a, unsigned int b)
+{
+	const struct ht_tl_stream *x = &tl->streams[a], *y = &tl->streams[b];
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts;
+	if (x->shared != y->shared)
+		return x->shared;
+	return a < b;
+}
+
+static void sift_down(struct ht_timeline *tl, size_t i)
+{
+	unsigned int *h = tl->heap;
+	size_t n = tl->nheap;
+
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+
+		if (l < n && before(tl, h[l], h[m]))
+			m = l;
+		if (l + 1 < n && before(tl, h[l + 1], h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		unsigned int t = h[i];
+
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/* Which heap child comes next after the top (call after the heap changed). */
+static void find_second(struct ht_timeline *tl)
+{
+	if (tl->nheap > 2 && before(tl, tl->heap[2], tl->heap[1]))
+		tl->second = tl->heap[2];
+	else if (tl->nheap > 1)
+		tl->second = tl->heap[1];
+}
+
+static void sift_up(struct ht_timeline *tl, size_t i)
+{
+	unsigned int *h = tl->heap;
+
+	while (i) {
+		size_t p = (i - 1) / 2;
+
+		if (!before(tl, h[i], h[p]))
+			return;
+		unsigned int t = h[i];
+
+		h[i] = h[p];
+		h[p] = t;
+		i = p;
+	}
+}
+
 /* ---- small containers ---- */
-
-static int grow(void **v, unsigned int *cap, size_t elem, unsigned int need)
-{
-	if (need <= *cap)
-		return 0;
-	unsigned int c = *cap ? *cap : 16;
-
-	while (c < need)
-		c *= 2;
-	void *n = realloc(*v, (size_t)c * elem);
-
-	if (!n)
-		return -ENOMEM;
-	*v = n;
-	*cap = c;
-	return 0;
-}
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return x;
-}
-
-/* The seen-set: corr -> present. 0 is never a corr. */
-static int seen_has(const struct ht_tl_proc *p, uint64_t corr)
-{
-	if (!p->capseen)
-		return 0;
-	for (uint64_t i = mix(corr) & (p->capseen - 1);; i = (i + 1) & (p->capseen - 1)) {
-		if (!p->seen[i])
-			return 0;
-		if (p->seen[i] == corr)
-			return 1;
-	}
-}
-
-static int seen_put(struct ht_tl_proc *p, uint64_t corr);
-
-static int seen_rehash(struct ht_tl_proc *p, unsigned int cap)
-{
-	uint64_t *old = p->seen;
-	unsigned int oldcap = p->capseen;
-
-	p->seen = calloc(cap, sizeof *p->seen);
-	if (!p->seen) {
-		p->seen = old;
-		return -ENOMEM;
-	}
-	p->capseen = cap;
-	p->nseen = 0;
-	for (unsigned int i = 0; i < oldcap; i++)
-		if (old[i] && old[i] != UINT64_MAX)
-			seen_put(p, old[i]);
-	free(old);
-	return 0;
-}
-
-static int seen_put(struct ht_tl_proc *p, uint64_t corr)
-{
-	if ((p->nseen + 1) * 2 > p->capseen && seen_rehash(p, p->capseen ? p->capseen * 2 : 256))
-		return -ENOMEM;
-	for (uint64_t i = mix(corr) & (p->capseen - 1);; i = (i + 1) & (p->capseen - 1)) {
-		if (p->seen[i] == corr)
-			return 0;
-		if (!p->seen[i]) {
-			p->seen[i] = corr;
-			p->nseen++;
-			return 0;
-		}
-	}
-}
-
-/* Tombstone (UINT64_MAX keeps probe chains intact). */
-static void seen_del(struct ht_tl_proc *p, uint64_t corr)
-{
-	if (!p->capseen)
-		return;
-	for (uint64_t i = mix(corr) & (p->capseen - 1);; i = (i + 1) & (p->capseen - 1)) {
-		if (!p->seen[i])
-			return;
-		if (p->seen[i] == corr) {
-			p->seen[i] = UINT64_MAX;
-			return;
-		}
-	}
-}
 
 static int open_less(const void *a, const void *b, void *ctx)
 {
 	(void)ctx;
 	return ((const struct pending *)a)->begin < ((const struct pending *)b)->begin;
-}
-
-static void open_sift_up(struct ht_tl_proc *p, unsigned int i)
-{
-	ht_heap_sift_up(p->open, sizeof *p->open, i, open_less, NULL);
 }
 
 static void open_pop(struct ht_tl_proc *p)
@@ -168,7 +158,7 @@ static int held_less(const void *a, const void *b, void *ctx)
 
 static int held_push(struct ht_tl_proc *p, const struct ht_tl_record *r)
 {
-	if (grow((void **)&p->held, &p->capheld, sizeof *p->held, p->nheld + 1))
+	if (ht_grow((void **)&p->held, &p->capheld, sizeof *p->held, p->nheld + 1))
 		return -ENOMEM;
 	p->held[p->nheld] = *r;
 	ht_heap_sift_up(p->held, sizeof *p->held, p->nheld++, held_less, NULL);
@@ -184,21 +174,30 @@ static void held_pop(struct ht_tl_proc *p, struct ht_tl_record *out)
 
 static int out_push(struct ht_timeline *tl, const struct ht_tl_record *r)
 {
-	if (grow((void **)&tl->out, &tl->capout, sizeof *tl->out, tl->nout + 1))
+	if (ht_grow((void **)&tl->out, &tl->capout, sizeof *tl->out, tl->nout + 1))
 		return -ENOMEM;
 	tl->out[tl->nout++] = *r;
 	return 0;
 }
 
-/* ---- devices ---- */
+static int nomem(struct ht_timeline *tl)
+{
+	snprintf(tl->err.file, sizeof tl->err.file, "%s", tl->trace->path);
+	tl->err.offset = HT_NO_OFFSET;
+	snprintf(tl->err.msg, sizeof tl->err.msg, "out of memory");
+	return -ENOMEM;
+}
+
+/* ---- devices and the clock-sync pass ---- */
 
 static struct ht_tl_device *tl_device(struct ht_timeline *tl, int32_t pid, uint32_t dev)
 {
+	struct ht_tl_device *n;
+
 	for (unsigned int i = 0; i < tl->ndevs; i++)
 		if (tl->devs[i].pid == pid && tl->devs[i].device == dev)
 			return &tl->devs[i];
-	struct ht_tl_device *n = realloc(tl->devs, (tl->ndevs + 1) * sizeof *n);
-
+	n = realloc(tl->devs, (tl->ndevs + 1) * sizeof *n);
 	if (!n)
 		return NULL;
 	tl->devs = n;
@@ -217,48 +216,141 @@ const struct ht_clock_map *ht_timeline_clock_map(const struct ht_timeline *tl, i
 	return NULL;
 }
 
-static int sync_sample(void *ctx, unsigned int proc, const struct ht_event *ev)
+unsigned int ht_timeline_ndevices(const struct ht_timeline *tl)
 {
-	struct ht_timeline *tl = ctx;
-	struct ht_sync_sample smp[2];
-	unsigned int n = ht_sync_samples(ev, smp);
-
-	for (unsigned int i = 0; i < n; i++) {
-		struct ht_tl_device *d =
-		    tl_device(tl, atoi(tl->trace->procs[proc].name), smp[i].device);
-
-		if (!d)
-			return -ENOMEM;
-		ht_clock_sync_add(&d->cs, smp[i].kind, smp[i].device_ts, smp[i].host_ns);
-	}
-	return 0;
+	return tl->ndevs;
 }
 
-/* The clock-sync pass: device streams only. */
+void ht_timeline_device(const struct ht_timeline *tl, unsigned int i, int32_t *pid,
+			uint32_t *device, const struct ht_clock_map **map)
+{
+	*pid = tl->devs[i].pid;
+	*device = tl->devs[i].device;
+	*map = &tl->devs[i].map;
+}
+
+const struct ht_proc_info *ht_timeline_proc(const struct ht_timeline *tl, unsigned int proc)
+{
+	return &tl->defs[proc];
+}
+
+/* Every bounding pair of the device streams, then one map per (process, device). */
 static int sync_pass(struct ht_timeline *tl)
 {
-	int rc = ht_trace_each_device_event(tl->trace, sync_sample, tl, &tl->err);
+	struct ht_pipe p;
+	struct ht_pipe_opts po = {.kinds = HT_PK_DEVICE,
+				  .workers = tl->pipe.opts.workers,
+				  .allow_raw = tl->opts.allow_raw};
+	int rc = ht_pipe_open(&p, tl->trace, &po, &tl->err);
 
 	if (rc)
 		return rc;
+	for (unsigned int s = 0; s < p.nstreams && !rc; s++) {
+		const struct ht_batch *b;
+		int32_t pid = tl->defs[p.streams[s].proc].pid;
+
+		while (!rc && (rc = ht_pipe_next(&p, s, &b, &tl->err)) > 0) {
+			rc = 0;
+			for (size_t i = 0; i < b->n && !rc; i++) {
+				const struct ht_evref *e = &b->ev[i];
+				struct ht_sync_sample smp[2];
+				unsigned int n = 0;
+				union ht_ev_any u;
+
+				if (e->id == HT_EV_DEVICE_COMMAND &&
+				    ht_ev_device_command_get(&u.device_command, b->buf + e->off,
+							     e->size) >= 0)
+					n = ht_sync_samples_command(&u.device_command, e->ts, smp);
+				else if (e->id == HT_EV_CLOCK_PAIR &&
+					 ht_ev_clock_pair_get(&u.clock_pair, b->buf + e->off,
+							      e->size) >= 0)
+					n = ht_sync_samples_pair(&u.clock_pair, smp);
+				for (unsigned int k = 0; k < n; k++) {
+					struct ht_tl_device *d = tl_device(tl, pid, smp[k].device);
+
+					if (!d) {
+						rc = nomem(tl);
+						break;
+					}
+					ht_clock_sync_add(&d->cs, smp[k].kind, smp[k].device_ts,
+							  smp[k].host_ns);
+				}
+			}
+		}
+	}
+	ht_pipe_close(&p);
+	if (rc < 0)
+		return rc;
 	for (unsigned int i = 0; i < tl->ndevs; i++)
 		if (ht_clock_sync_solve(&tl->devs[i].cs, &tl->devs[i].map))
-			return -ENOMEM;
+			return nomem(tl);
 	return 0;
 }
 
-int ht_timeline_open(struct ht_timeline *tl, struct ht_trace *t)
+/* ---- open / close ---- */
+
+int ht_timeline_open(struct ht_timeline *tl, struct ht_trace *t, const struct ht_tl_opts *opts)
 {
+	struct ht_pipe_opts po = {0};
+	const char *env = getenv("HETRACE_ANALYSIS_THREADS");
 	int rc;
 
 	memset(tl, 0, sizeof *tl);
 	tl->trace = t;
-	rc = sync_pass(tl);
-	if (rc)
-		goto err;
-	rc = ht_merge_open(&tl->m, t);
-	if (rc) {
-		tl->err = tl->m.err;
+	if (opts)
+		tl->opts = *opts;
+	if (!tl->opts.kinds)
+		tl->opts.kinds = HT_PK_ALL;
+	po.kinds = tl->opts.kinds;
+	tl->reorder = (po.kinds & (HT_PK_THREAD | HT_PK_DEVICE)) == (HT_PK_THREAD | HT_PK_DEVICE);
+	/* thread-class events that give no record with these options */
+	for (uint32_t id = 0; id < HT_EV_THREAD_COUNT && id < 32; id++) {
+		unsigned int skip = tl->opts.skip;
+		int none;
+
+		switch (id) {
+		case HT_EV_COUNTER:
+		case HT_EV_COUNTER_DOUBLE:
+			none = skip & 1u << HT_TL_COUNTER;
+			break;
+		case HT_EV_INSTANT:
+			none = skip & 1u << HT_TL_INSTANT;
+			break;
+		case HT_EV_CLOCK_ANCHOR:
+			none = !tl->opts.meta || skip & 1u << HT_TL_ANCHOR;
+			break;
+		case HT_EV_STRING_DEF:
+		case HT_EV_FN_DEF:
+		case HT_EV_PROCESS_INFO:
+		case HT_EV_DEVICE_INFO:
+		case HT_EV_QUEUE_INFO:
+			none = !tl->opts.meta || skip & 1u << HT_TL_DEFINITION;
+			break;
+		default:
+			none = 0;
+		}
+		tl->noop[id] = none != 0;
+	}
+	po.allow_raw = tl->opts.allow_raw;
+	po.workers = tl->opts.workers > 0 ? tl->opts.workers : tl->opts.workers < 0 ? 0 : -1;
+	if (env && *env && !tl->opts.workers) {
+		char *end;
+		long v = strtol(env, &end, 10);
+
+		if (*end || v < 0 || v > 64) {
+			snprintf(tl->err.file, sizeof tl->err.file, "HETRACE_ANALYSIS_THREADS");
+			tl->err.offset = HT_NO_OFFSET;
+			snprintf(tl->err.msg, sizeof tl->err.msg,
+				 "'%s' is not a number of threads from 0 to 64", env);
+			return -EINVAL;
+		}
+		po.workers = (int)v;
+	}
+	tl->pipe.opts.workers = po.workers; /* for the sync pass */
+	tl->defs = calloc(t->nprocs ? t->nprocs : 1, sizeof *tl->defs);
+	tl->procs = calloc(t->nprocs ? t->nprocs : 1, sizeof *tl->procs);
+	if (!tl->defs || !tl->procs) {
+		rc = nomem(tl);
 		goto err;
 	}
 	/*
@@ -267,15 +359,32 @@ int ht_timeline_open(struct ht_timeline *tl, struct ht_trace *t)
 	 * different anchors, so the merge may deliver the use first.
 	 */
 	for (unsigned int i = 0; i < t->nprocs; i++) {
-		rc = ht_proc_info_load(&tl->m.procs[i], &t->procs[i], &tl->err);
+		rc = ht_proc_info_load(&tl->defs[i], &t->procs[i], &tl->err);
 		if (rc)
 			goto err;
 	}
-	tl->procs = calloc(t->nprocs ? t->nprocs : 1, sizeof *tl->procs);
-	tl->streams = calloc(tl->m.nstreams ? tl->m.nstreams : 1, sizeof *tl->streams);
-	if (!tl->procs || !tl->streams) {
-		rc = -ENOMEM;
+	if (tl->opts.kinds & HT_PK_DEVICE) {
+		rc = sync_pass(tl);
+		if (rc)
+			goto err;
+	}
+	rc = ht_pipe_open(&tl->pipe, t, &po, &tl->err);
+	if (rc)
 		goto err;
+	tl->streams = calloc(tl->pipe.nstreams ? tl->pipe.nstreams : 1, sizeof *tl->streams);
+	tl->heap = calloc(tl->pipe.nstreams ? tl->pipe.nstreams : 1, sizeof *tl->heap);
+	if (!tl->streams || !tl->heap) {
+		rc = nomem(tl);
+		goto err;
+	}
+	for (unsigned int i = 0; i < tl->pipe.nstreams; i++) {
+		struct ht_tl_stream *st = &tl->streams[i];
+
+		st->shared = tl->pipe.streams[i].kind & (HT_PK_PROCESS | HT_PK_OS);
+		st->need = 1;
+		st->proc = tl->pipe.streams[i].proc;
+		st->pi = &tl->defs[st->proc];
+		st->kind = (uint8_t)tl->pipe.streams[i].kind;
 	}
 	return 0;
 err : {
@@ -287,29 +396,159 @@ err : {
 	return rc;
 }
 
-/* ---- records ---- */
-
-static void base(struct ht_tl_record *r, enum ht_tl_kind k, const struct ht_merged *e)
+void ht_timeline_close(struct ht_timeline *tl)
 {
-	memset(r, 0, offsetof(struct ht_tl_record, args));
-	r->kind = k;
-	r->ts = e->ev->ts;
-	r->pid = e->proc->pid;
-	r->ppid = e->proc->ppid;
-	r->tid = e->stream->vtid;
+	for (unsigned int i = 0; tl->procs && i < tl->trace->nprocs; i++) {
+		free(tl->procs[i].held);
+		free(tl->procs[i].open);
+		ht_map_release(&tl->procs[i].seen);
+		ht_map_release(&tl->procs[i].queues);
+	}
+	for (unsigned int i = 0; tl->streams && i < tl->pipe.nstreams; i++)
+		free(tl->streams[i].stack);
+	for (unsigned int i = 0; tl->defs && i < tl->trace->nprocs; i++)
+		ht_proc_info_release(&tl->defs[i]);
+	if (tl->pipe.streams)
+		ht_pipe_close(&tl->pipe);
+	free(tl->streams);
+	free(tl->heap);
+	free(tl->procs);
+	free(tl->defs);
+	for (unsigned int i = 0; i < tl->ndevs; i++)
+		ht_clock_sync_release(&tl->devs[i].cs);
+	free(tl->devs);
+	free(tl->out);
+	memset(tl, 0, sizeof *tl);
 }
 
-/* Decodes api_end arguments by the function's descriptors; the corr role names the command. */
-static void fn_args(struct ht_tl_record *r, const struct ht_proc_info *pi,
-		    const struct ht_fn_info *fn, const uint8_t *p)
+/* ---- streams ---- */
+
+/*
+ * Makes stream si point at its next event, fetching packets as needed.
+ * Return: 1 (has an event), 0 (ended), < 0 (error, tl->err).
+ */
+static int refill(struct ht_timeline *tl, unsigned int si)
 {
-	unsigned int n = p[0];
+	struct ht_tl_stream *s = &tl->streams[si];
 
-	for (unsigned int i = 0; i < n && i < HT_TL_ARGS; i++) {
-		uint64_t v = ht_le64(p + 1 + 8 * i);
+	while (s->need) {
+		const struct ht_batch *b;
+		int rc = ht_pipe_next(&tl->pipe, si, &b, &tl->err);
+
+		if (rc <= 0) {
+			s->done = 1;
+			s->b = NULL;
+			return rc;
+		}
+		s->b = b;
+		s->i = 0;
+		s->need = b->n == 0;
+		for (int k = 0; k < 32; k++)
+			s->by_class[k] += b->by_class[k];
+		s->vtid = tl->pipe.streams[si].first.vtid;
+		s->device = b->pk.sc == HT_SC_DEVICE;
+	}
+	s->ts = s->b->ev[s->i].ts;
+	return 1;
+}
+
+/*
+ * Fills the records' common part and clears the rest of it, field by field:
+ * a memset here compiles to `rep stos`, whose start-up cost (and the store
+ * stalled behind it) was half of this function's time per event.
+ */
+static inline void base(struct ht_tl_record *r, enum ht_tl_kind k, const struct ht_timeline *tl,
+			unsigned int si, uint64_t ts)
+{
+	const struct ht_tl_stream *s = &tl->streams[si];
+
+	r->kind = k;
+	r->ts = ts;
+	r->end = 0;
+	r->begin = 0;
+	r->pid = s->pi->pid;
+	r->ppid = s->pi->ppid;
+	r->tid = s->vtid;
+	r->proc = s->proc;
+	r->stream = si;
+	r->source = s->kind;
+	r->device = 0;
+	r->queue = 0;
+	r->name = NULL;
+	r->category = NULL;
+	r->text = NULL;
+	r->fn = NULL;
+	r->name_id = 0;
+	r->fn_id = 0;
+	r->cmd_kind = 0;
+	r->api = 0;
+	r->paired = 0;
+	r->depth = 0;
+	r->corr = 0;
+	r->ret = 0;
+	r->value = 0;
+	r->nargs = 0;
+}
+
+/*
+ * Announcements a stream's event brings: its process (before the first
+ * record of any of its threads or devices), its thread (unless the event
+ * names it), and the losses its packet counts.
+ */
+static int announce(struct ht_timeline *tl, unsigned int si, const struct ht_evref *e)
+{
+	struct ht_tl_stream *s = &tl->streams[si];
+	const struct ht_pipe_stream *ps = &tl->pipe.streams[si];
+	struct ht_tl_proc *p = &tl->procs[ps->proc];
+	const struct ht_proc_info *pi = &tl->defs[ps->proc];
+	struct ht_tl_record r;
+
+	/* a thread's or a device's first event makes the process appear, not its definitions */
+	if (!p->announced && !s->shared) {
+		p->announced = 1;
+		base(&r, HT_TL_PROCESS, tl, si, e->ts);
+		r.tid = r.pid;
+		r.name = pi->comm[0] ? pi->comm : pi->tp->name;
+		r.text = pi->cmdline ? pi->cmdline : "";
+		if (out_push(tl, &r))
+			return nomem(tl);
+	}
+	if (!s->announced) {
+		s->announced = 1;
+		if (ps->kind == HT_PK_THREAD && e->id != HT_EV_THREAD_INFO) {
+			base(&r, HT_TL_THREAD, tl, si, e->ts);
+			r.name = "";
+			if (out_push(tl, &r))
+				return nomem(tl);
+		}
+	}
+	if (s->b->pk.discarded > s->lost) {
+		base(&r, HT_TL_LOST, tl, si, e->ts);
+		r.value = (double)(s->b->pk.discarded - s->lost);
+		r.cmd_kind = HT_LOST_KIND_COUNT;
+		s->lost = s->b->pk.discarded;
+		if (out_push(tl, &r))
+			return nomem(tl);
+	}
+	return 0;
+}
+
+/* ---- records ---- */
+
+/* api_end arguments by the function's descriptors; the corr role names the command. */
+static void fn_args(struct ht_tl_record *r, const struct ht_proc_info *pi,
+		    const struct ht_fn_info *fn, const struct ht_ev_api_end *e, int decode)
+{
+	for (unsigned int i = 0; i < e->args_n && i < HT_TL_ARGS; i++) {
+		uint64_t v = e->args[i];
 		const struct ht_fn_arg_info *d = fn && i < fn->nargs ? &fn->args[i] : NULL;
-		struct ht_tl_arg *g = &r->args[r->nargs++];
+		struct ht_tl_arg *g;
 
+		if (d && d->role == HT_AR_CORR)
+			r->corr = v;
+		if (!decode)
+			continue;
+		g = &r->args[r->nargs++];
 		g->key = d ? d->name : "arg";
 		switch (d ? d->type : HT_FA_UINT) {
 		case HT_FA_HEX:
@@ -328,37 +567,33 @@ static void fn_args(struct ht_tl_record *r, const struct ht_proc_info *pi,
 			g->type = HT_TL_UINT;
 			g->v.u = v;
 		}
-		if (d && d->role == HT_AR_CORR)
-			r->corr = v;
 	}
 }
 
-static void instant_args(struct ht_tl_record *r, const struct ht_proc_info *pi, const uint8_t *p)
+static void instant_args(struct ht_tl_record *r, const struct ht_proc_info *pi,
+			 const struct ht_ev_instant *e)
 {
-	unsigned int n = p[0];
-
-	for (unsigned int i = 0; i < n && i < HT_TL_ARGS; i++) {
-		const uint8_t *a = p + 1 + HT_IARG_SIZE * i;
+	for (unsigned int i = 0; i < e->args_n && i < HT_TL_ARGS; i++) {
+		const struct ht_iarg *a = &e->args[i];
 		struct ht_tl_arg *g = &r->args[r->nargs++];
-		uint64_t v = ht_le64(a + 5);
 
-		g->key = ht_proc_string(pi, ht_le32(a));
-		switch (a[4]) {
+		g->key = ht_proc_string(pi, a->key);
+		switch (a->type) {
 		case HT_ARG_INT:
 			g->type = HT_TL_INT;
-			g->v.i = (int64_t)v;
+			g->v.i = (int64_t)a->value;
 			break;
 		case HT_ARG_DOUBLE:
 			g->type = HT_TL_DOUBLE;
-			memcpy(&g->v.f, &v, 8);
+			memcpy(&g->v.f, &a->value, 8);
 			break;
 		case HT_ARG_STRING:
 			g->type = HT_TL_STRING;
-			g->v.s = ht_proc_string(pi, (uint32_t)v);
+			g->v.s = ht_proc_string(pi, (uint32_t)a->value);
 			break;
 		default:
 			g->type = HT_TL_UINT;
-			g->v.u = v;
+			g->v.u = a->value;
 		}
 	}
 }
@@ -373,44 +608,70 @@ static uint64_t to_host(struct ht_timeline *tl, int32_t pid, uint32_t dev, uint8
 	return m ? ht_clock_map_apply(m, v) : v;
 }
 
-static int device_command(struct ht_timeline *tl, const struct ht_merged *e)
+/* Reorder only when the enqueues are read too (thread streams). */
+static inline int reordering(const struct ht_timeline *tl)
 {
-	struct ht_tl_proc *p = &tl->procs[e->stream->proc];
-	const uint8_t *q = e->ev->payload;
-	struct ht_tl_record r;
-	enum ht_cmd_kind kind = q[20] < HT_CMD_KIND_COUNT ? (enum ht_cmd_kind)q[20] : HT_CMD_OTHER;
-	uint8_t dom = q[29];
-	uint64_t start = ht_le64(q + 46), end = ht_le64(q + 54);
+	return tl->reorder;
+}
 
-	base(&r, HT_TL_DEVICE, e);
-	r.tid = 0;
-	r.corr = ht_le64(q);
-	r.queue = ht_le64(q + 8);
-	r.device = ht_le32(q + 16);
-	r.category = ht_cmd_kind_names[kind];
-	r.name = kind == HT_CMD_KERNEL && ht_le32(q + 70) ? ht_proc_string(e->proc, ht_le32(q + 70))
-							  : r.category;
-	r.text = ht_proc_device_name(e->proc, r.device);
-	if (!r.text)
-		r.text = "device"; /* not described by the source */
-	r.status = (int32_t)ht_le32(q + 25);
-	r.bytes = ht_le64(q + 62);
-	memcpy(r.global, q + 74, 24);
-	memcpy(r.local, q + 98, 24);
-	if (r.status == 0 && (start || end)) {
-		r.queued = to_host(tl, r.pid, r.device, dom, ht_le64(q + 30));
-		r.submit = to_host(tl, r.pid, r.device, dom, ht_le64(q + 38));
-		r.ts = to_host(tl, r.pid, r.device, dom, start);
-		r.end = to_host(tl, r.pid, r.device, dom, end < start ? start : end);
+static int device_command(struct ht_timeline *tl, unsigned int si, uint64_t ts,
+			  const struct ht_ev_device_command *c, int *have)
+{
+	struct ht_tl_record *r = &tl->rec;
+	const struct ht_proc_info *pi = &tl->defs[tl->pipe.streams[si].proc];
+	struct ht_tl_proc *p = &tl->procs[tl->pipe.streams[si].proc];
+	enum ht_cmd_kind kind =
+	    c->kind < HT_CMD_KIND_COUNT ? (enum ht_cmd_kind)c->kind : HT_CMD_OTHER;
+
+	base(r, HT_TL_DEVICE, tl, si, ts);
+	r->tid = 0;
+	r->corr = c->corr;
+	r->queue = c->queue;
+	r->device = c->device;
+	r->cmd_kind = (uint8_t)kind;
+	r->category = ht_cmd_kind_names[kind];
+	r->name_id = kind == HT_CMD_KERNEL ? c->name : 0;
+	r->name = kind == HT_CMD_KERNEL && c->name ? ht_proc_string(pi, c->name) : r->category;
+	r->text = ht_proc_device_name(pi, r->device);
+	if (!r->text)
+		r->text = "device"; /* not described by the source */
+	r->status = c->status;
+	r->bytes = c->bytes;
+	r->host_before = c->host_before;
+	r->collected = ts;
+	memcpy(r->global, c->global, sizeof r->global);
+	memcpy(r->local, c->local, sizeof r->local);
+	r->timed = c->status == 0 && (c->start || c->end);
+	if (r->timed) {
+		r->queued = to_host(tl, r->pid, r->device, c->ts_domain, c->queued);
+		r->submit = to_host(tl, r->pid, r->device, c->ts_domain, c->submit);
+		r->ts = to_host(tl, r->pid, r->device, c->ts_domain, c->start);
+		r->end = to_host(tl, r->pid, r->device, c->ts_domain,
+				 c->end < c->start ? c->start : c->end);
 	} else {
-		r.end = r.ts; /* failed or without timestamps: a mark where it was collected */
+		r->queued = r->submit = 0;
+		r->end = r->ts; /* failed or without timestamps: a mark where it was collected */
 	}
 	tl->device_commands++;
-	if (r.corr) {
-		if (seen_put(p, r.corr))
-			return -ENOMEM;
+	if (!reordering(tl)) {
+		int created;
+
+		if (!ht_map_u64(&p->queues, r->queue, 1, &created))
+			return nomem(tl);
+		if (created) {
+			struct ht_tl_record qr = *r;
+
+			qr.kind = HT_TL_QUEUE;
+			qr.name = qr.text;
+			if (out_push(tl, &qr))
+				return nomem(tl);
+		}
+		*have = 1;
+		return 0;
 	}
-	return held_push(p, &r);
+	if (r->corr && !ht_map_u64(&p->seen, r->corr, 1, NULL))
+		return nomem(tl);
+	return held_push(p, r) ? nomem(tl) : 0;
 }
 
 /*
@@ -423,13 +684,12 @@ static int release(struct ht_timeline *tl, struct ht_tl_proc *p, int all, uint64
 	while (p->nheld) {
 		uint64_t limit = UINT64_MAX;
 		struct ht_tl_record r;
+		int created;
 
 		/* the earliest enqueue still waiting for its command */
-		while (p->nopen && (seen_has(p, p->open[0].corr) ||
+		while (p->nopen && (ht_map_find_u64(&p->seen, p->open[0].corr) ||
 				    now > p->open[0].begin + HT_REORDER_EXPIRE_NS)) {
-			if (seen_has(p, p->open[0].corr))
-				seen_del(p, p->open[0].corr);
-			else
+			if (!ht_map_del_u64(&p->seen, p->open[0].corr))
 				tl->reorder_expired++;
 			open_pop(p);
 		}
@@ -441,180 +701,291 @@ static int release(struct ht_timeline *tl, struct ht_tl_proc *p, int all, uint64
 			tl->reorder_overflows++;
 		held_pop(p, &r);
 		/* the queue's first command announces its track */
-		int known = 0;
-
-		for (unsigned int i = 0; i < p->nqueues; i++)
-			known |= p->queues[i] == r.queue;
-		if (!known) {
+		if (!ht_map_u64(&p->queues, r.queue, 1, &created))
+			return nomem(tl);
+		if (created) {
 			struct ht_tl_record qr = r;
-			uint64_t *nq = realloc(p->queues, (p->nqueues + 1) * sizeof *nq);
 
-			if (!nq)
-				return -ENOMEM;
-			p->queues = nq;
-			p->queues[p->nqueues++] = r.queue;
 			qr.kind = HT_TL_QUEUE;
 			qr.nargs = 0;
 			qr.name = qr.text; /* the device's name, kept with the command */
 			if (out_push(tl, &qr))
-				return -ENOMEM;
+				return nomem(tl);
 		}
 		if (out_push(tl, &r))
-			return -ENOMEM;
+			return nomem(tl);
 	}
 	return 0;
 }
 
-/* Turns one merged event into records (tl->rec and/or the out queue). Return: records in rec. */
-static int take(struct ht_timeline *tl, const struct ht_merged *e, int *have)
+static inline int push_frame(struct ht_timeline *tl, struct ht_tl_stream *s, uint32_t id,
+			     int region, uint64_t ts)
 {
-	struct ht_tl_proc *p = &tl->procs[e->stream->proc];
-	struct ht_tl_stream *ss = &tl->streams[e->stream_index];
-	const uint8_t *q = e->ev->payload;
+	if (__builtin_expect(s->depth == s->cap, 0) &&
+	    ht_grow((void **)&s->stack, &s->cap, sizeof *s->stack, s->depth + 1))
+		return nomem(tl);
+	s->stack[s->depth].id = id;
+	s->stack[s->depth].region = (uint8_t)region;
+	s->stack[s->depth++].begin = ts;
+	return 0;
+}
+
+/*
+ * Closes the innermost open frame (id, region) and any left open inside it.
+ * Return: 1 with its begin time, or 0 (nothing popped) when there is none.
+ */
+static int pop_frame(struct ht_tl_stream *s, uint32_t id, int region, uint64_t *begin)
+{
+	for (size_t i = s->depth; i-- > 0;)
+		if (s->stack[i].id == id && s->stack[i].region == region) {
+			s->depth = i;
+			*begin = s->stack[i].begin;
+			return 1;
+		}
+	return 0;
+}
+
+/*
+ * Turns one event into records: tl->rec (*have set) and/or the out queue.
+ * A payload its class's decoder refuses cannot occur: the pipeline walked
+ * it with the same decoder.
+ */
+static int take(struct ht_timeline *tl, unsigned int si, const struct ht_evref *e, int *have)
+{
+	struct ht_tl_stream *s = &tl->streams[si];
+	const struct ht_proc_info *pi = s->pi;
 	struct ht_tl_record *r = &tl->rec;
-	const struct ht_fn_info *fn;
+	const uint8_t *q = s->b->buf + e->off;
+	union ht_ev_any u;
 
 	*have = 0;
-	if (!p->announced && (e->ev->id == HT_EV_PROCESS_INFO || !e->stream->is_shared ||
-			      e->ev->sc != HT_SC_THREAD)) {
-		struct ht_tl_record pr;
-
-		p->announced = 1;
-		base(&pr, HT_TL_PROCESS, e);
-		pr.tid = pr.pid;
-		pr.name = e->proc->comm[0] ? e->proc->comm : e->proc->tp->name;
-		if (e->ev->sc == HT_SC_THREAD && e->ev->id == HT_EV_PROCESS_INFO) {
-			pr.pid = (int32_t)ht_le32(q);
-			pr.ppid = (int32_t)ht_le32(q + 4);
-			pr.name = (const char *)q + 8;
-			pr.text = pr.name + strlen(pr.name) + 1;
+	if (s->device) {
+		if (e->id == HT_EV_DEVICE_COMMAND &&
+		    ht_ev_device_command_get(&u.device_command, q, e->size) >= 0)
+			return device_command(tl, si, e->ts, &u.device_command, have);
+		if (e->id == HT_EV_CLOCK_PAIR && tl->opts.meta &&
+		    ht_ev_clock_pair_get(&u.clock_pair, q, e->size) >= 0) {
+			base(r, HT_TL_CLOCK_PAIR, tl, si, e->ts);
+			r->device = u.clock_pair.device;
+			r->cmd_kind = u.clock_pair.kind;
+			r->host_before = u.clock_pair.host_ns;
+			r->queued =
+			    to_host(tl, r->pid, r->device, HT_DOM_DEVICE, u.clock_pair.device_ts);
+			*have = 1;
 		}
-		if (out_push(tl, &pr))
-			return -ENOMEM;
-	}
-	if (e->stream->lost > ss->lost) {
-		struct ht_tl_record lr;
-
-		base(&lr, HT_TL_LOST, e);
-		lr.value = (double)(e->stream->lost - ss->lost);
-		ss->lost = e->stream->lost;
-		if (out_push(tl, &lr))
-			return -ENOMEM;
-	}
-	if (e->ev->sc == HT_SC_DEVICE) {
-		if (e->ev->id == HT_EV_DEVICE_COMMAND)
-			return device_command(tl, e);
 		return 0;
 	}
-	if (!e->stream->is_shared && !ss->announced) {
-		struct ht_tl_record tr;
+	switch (e->id) {
+	case HT_EV_REGION_BEGIN:
+	case HT_EV_REGION_END: {
+		uint32_t name = ht_le32(q + HT_OFF_REGION_BEGIN_NAME);
 
-		ss->announced = 1;
-		base(&tr, HT_TL_THREAD, e);
-		tr.name = "";
-		if (e->ev->id == HT_EV_THREAD_INFO)
-			return base(r, HT_TL_THREAD, e), r->name = (const char *)q + 4, *have = 1,
-							 0;
-		if (out_push(tl, &tr))
-			return -ENOMEM;
+		base(r, e->id == HT_EV_REGION_BEGIN ? HT_TL_SLICE_BEGIN : HT_TL_SLICE_END, tl, si,
+		     e->ts);
+		r->category = "region";
+		r->name_id = name;
+		r->name = ht_proc_string(pi, name);
+		if (e->id == HT_EV_REGION_BEGIN) {
+			if (push_frame(tl, s, name, 1, e->ts))
+				return -ENOMEM;
+		} else {
+			r->begin = e->ts;
+			r->paired = (uint8_t)pop_frame(s, name, 1, &r->begin);
+		}
+		r->depth = (uint32_t)s->depth;
+		break;
 	}
-	base(r, HT_TL_INSTANT, e);
-	r->nargs = 0;
-	switch (e->ev->id) {
-	case HT_EV_THREAD_INFO:
-		r->kind = HT_TL_THREAD;
-		r->name = (const char *)q + 4;
+	case HT_EV_COUNTER:
+	case HT_EV_COUNTER_DOUBLE:
+		if (tl->opts.skip & (1u << HT_TL_COUNTER))
+			return 0;
+		if (ht_ev_counter_get(&u.counter, q, e->size) < 0) /* one layout for both */
+			return 0;
+		base(r, HT_TL_COUNTER, tl, si, e->ts);
+		r->name_id = u.counter.name;
+		r->name = ht_proc_string(pi, u.counter.name);
+		if (e->id == HT_EV_COUNTER)
+			r->value = (double)u.counter.value;
+		else
+			memcpy(&r->value, &u.counter.value, 8);
 		break;
 	case HT_EV_API_BEGIN:
-		fn = ht_proc_fn(e->proc, ht_le16(q));
-		r->kind = HT_TL_SLICE_BEGIN;
+		if (ht_ev_api_begin_get(&u.api_begin, q, e->size) < 0)
+			return 0;
+		base(r, HT_TL_SLICE_BEGIN, tl, si, e->ts);
+		r->fn_id = u.api_begin.fn;
+		r->fn = ht_proc_fn(pi, u.api_begin.fn);
 		r->category = "api";
-		r->name = fn ? fn->name : "?";
-		if (grow((void **)&ss->stack, &ss->cap, sizeof *ss->stack, ss->depth + 1))
+		r->api = 1;
+		r->name = r->fn ? r->fn->name : "?";
+		if (push_frame(tl, s, u.api_begin.fn, 0, e->ts))
 			return -ENOMEM;
-		ss->stack[ss->depth].fn = ht_le16(q);
-		ss->stack[ss->depth++].begin = e->ev->ts;
+		r->depth = (uint32_t)s->depth;
 		break;
 	case HT_EV_API_END: {
-		uint64_t begin = e->ev->ts;
+		struct ht_tl_proc *p = &tl->procs[s->proc];
 
-		fn = ht_proc_fn(e->proc, ht_le16(q));
-		r->kind = HT_TL_SLICE_END;
+		if (ht_ev_api_end_get(&u.api_end, q, e->size) < 0)
+			return 0;
+		base(r, HT_TL_SLICE_END, tl, si, e->ts);
+		r->fn_id = u.api_end.fn;
+		r->fn = ht_proc_fn(pi, u.api_end.fn);
 		r->category = "api";
-		r->name = fn ? fn->name : "?";
-		r->ret = (int32_t)ht_le32(q + 2);
-		for (unsigned int i = ss->depth; i-- > 0;)
-			if (ss->stack[i].fn == ht_le16(q)) {
-				begin = ss->stack[i].begin;
-				ss->depth = i;
-				break;
-			}
-		fn_args(r, e->proc, fn, q + 6);
-		if (r->corr) {
+		r->api = 1;
+		r->name = r->fn ? r->fn->name : "?";
+		r->ret = u.api_end.ret;
+		r->begin = e->ts;
+		r->paired = (uint8_t)pop_frame(s, u.api_end.fn, 0, &r->begin);
+		r->depth = (uint32_t)s->depth;
+		fn_args(r, pi, r->fn, &u.api_end, !tl->opts.no_args);
+		if (r->corr && reordering(tl)) {
 			/* this enqueue's command may still be in flight */
-			if (seen_has(p, r->corr)) {
-				seen_del(p, r->corr);
-			} else {
-				if (grow((void **)&p->open, &p->capopen, sizeof *p->open,
-					 p->nopen + 1))
-					return -ENOMEM;
-				p->open[p->nopen].begin = begin;
+			if (!ht_map_del_u64(&p->seen, r->corr)) {
+				if (ht_grow((void **)&p->open, &p->capopen, sizeof *p->open,
+					    p->nopen + 1))
+					return nomem(tl);
+				p->open[p->nopen].begin = r->begin;
 				p->open[p->nopen].corr = r->corr;
-				open_sift_up(p, p->nopen++);
+				ht_heap_sift_up(p->open, sizeof *p->open, p->nopen++, open_less,
+						NULL);
 			}
 		}
 		break;
 	}
-	case HT_EV_REGION_BEGIN:
-	case HT_EV_REGION_END:
-		r->kind = e->ev->id == HT_EV_REGION_BEGIN ? HT_TL_SLICE_BEGIN : HT_TL_SLICE_END;
-		r->category = "region";
-		r->name = ht_proc_string(e->proc, ht_le32(q));
+	case HT_EV_THREAD_INFO:
+		if (ht_ev_thread_info_get(&u.thread_info, q, e->size) < 0)
+			return 0;
+		base(r, HT_TL_THREAD, tl, si, e->ts);
+		r->tid = u.thread_info.tid;
+		r->name = u.thread_info.name;
 		break;
 	case HT_EV_INSTANT:
-		r->name = ht_proc_string(e->proc, ht_le32(q));
+		if (tl->opts.skip & (1u << HT_TL_INSTANT))
+			return 0;
+		if (ht_ev_instant_get(&u.instant, q, e->size) < 0)
+			return 0;
+		base(r, HT_TL_INSTANT, tl, si, e->ts);
+		r->name_id = u.instant.name;
+		r->name = ht_proc_string(pi, u.instant.name);
 		r->category = "instant";
-		instant_args(r, e->proc, q + 4);
-		break;
-	case HT_EV_COUNTER:
-	case HT_EV_COUNTER_DOUBLE:
-		r->kind = HT_TL_COUNTER;
-		r->name = ht_proc_string(e->proc, ht_le32(q));
-		if (e->ev->id == HT_EV_COUNTER)
-			r->value = (double)(int64_t)ht_le64(q + 4);
-		else
-			memcpy(&r->value, q + 4, 8);
+		if (!tl->opts.no_args)
+			instant_args(r, pi, &u.instant);
 		break;
 	case HT_EV_LOST:
-		r->kind = HT_TL_LOST;
+		if (ht_ev_lost_get(&u.lost, q, e->size) < 0)
+			return 0;
+		base(r, HT_TL_LOST, tl, si, e->ts);
 		r->tid = 0;
-		r->value = (double)ht_le64(q + 1);
+		r->cmd_kind =
+		    u.lost.kind < HT_LOST_KIND_COUNT ? u.lost.kind : HT_LOST_DEVICE_RECORD;
+		r->value = (double)u.lost.count;
 		break;
 	case HT_EV_CPU_STATE:
-		if (q[4] >= HT_CPU_STATE_COUNT)
+		if (ht_ev_cpu_state_get(&u.cpu_state, q, e->size) < 0 ||
+		    u.cpu_state.state >= HT_CPU_STATE_COUNT)
 			return 0;
-		r->kind = HT_TL_CPU_STATE;
-		r->tid = (int32_t)ht_le32(q);
-		r->name = ht_cpu_state_names[q[4]];
+		base(r, HT_TL_CPU_STATE, tl, si, u.cpu_state.begin_ns);
+		r->tid = u.cpu_state.tid;
+		r->cmd_kind = u.cpu_state.state;
+		r->name = ht_cpu_state_names[u.cpu_state.state];
 		r->category = "cpu_state";
-		r->ts = ht_le64(q + 5);
-		r->end = ht_le64(q + 13);
+		r->end = u.cpu_state.end_ns;
 		r->nargs = 1;
 		r->args[0].key = "cpu";
 		r->args[0].type = HT_TL_UINT;
-		r->args[0].v.u = ht_le32(q + 21);
+		r->args[0].v.u = u.cpu_state.cpu;
 		break;
-	default:
-		return 0; /* definitions: already applied by the merge */
+	case HT_EV_CLOCK_ANCHOR:
+		if (!tl->opts.meta || tl->opts.skip & (1u << HT_TL_ANCHOR) ||
+		    ht_ev_clock_anchor_get(&u.clock_anchor, q, e->size) < 0)
+			return 0;
+		base(r, HT_TL_ANCHOR, tl, si, e->ts);
+		r->value = u.clock_anchor.kind;
+		break;
+	case HT_EV_OS_STATUS:
+		if (!tl->opts.meta || ht_ev_os_status_get(&u.os_status, q, e->size) < 0)
+			return 0;
+		base(r, HT_TL_OS_STATUS, tl, si, e->ts);
+		r->value = u.os_status.kind;
+		r->text = u.os_status.reason;
+		break;
+	default: /* definitions: loaded before the timeline started */
+		if (!tl->opts.meta || e->id >= HT_EV_THREAD_COUNT ||
+		    tl->opts.skip & (1u << HT_TL_DEFINITION))
+			return 0;
+		base(r, HT_TL_DEFINITION, tl, si, e->ts);
+		r->name = ht_format_event_class(HT_SC_THREAD, e->id)->name;
+		break;
 	}
 	*have = 1;
 	return 0;
 }
 
+static int start(struct ht_timeline *tl)
+{
+	tl->started = 1;
+	for (unsigned int i = 0; i < tl->pipe.nstreams; i++) {
+		int rc = refill(tl, i);
+
+		if (rc < 0)
+			return rc;
+		if (rc > 0) {
+			tl->heap[tl->nheap] = i;
+			sift_up(tl, tl->nheap++);
+		}
+	}
+	find_second(tl);
+	return 0;
+}
+
+/*
+ * Steps over a run of events of stream si that give no record (classes the
+ * consumer skips, definitions), counting them, while the stream stays ahead
+ * of every other: a report over a trace of counters and regions spends a
+ * third of its events here at a few cycles each.
+ */
+static void skip_run(struct ht_timeline *tl, unsigned int si)
+{
+	struct ht_tl_stream *s = &tl->streams[si];
+	const struct ht_evref *ev = s->b->ev;
+	size_t i = s->i, n = s->b->n, i0 = i;
+
+	while (i < n && ev[i].id < 32 && tl->noop[ev[i].id]) {
+		s->ts = ev[i].ts;
+		i++;
+		if (i < n && tl->nheap > 1) {
+			s->ts = ev[i].ts;
+			if (!before(tl, si, tl->second))
+				break;
+		}
+	}
+	tl->events += i - i0;
+	s->events += i - i0;
+	s->last_ts = ev[i - 1].ts;
+	s->i = i;
+	if (i == n) {
+		s->need = 1;
+	} else {
+		s->ts = ev[i].ts;
+		if (tl->nheap > 1 && !before(tl, si, tl->second)) {
+			sift_down(tl, 0);
+			find_second(tl);
+		}
+	}
+}
+
 int ht_timeline_next(struct ht_timeline *tl, const struct ht_tl_record **out)
 {
+	if (!tl->started) {
+		int rc = start(tl);
+
+		if (rc < 0)
+			return rc;
+	}
 	for (;;) {
-		struct ht_merged e;
+		unsigned int si;
+		struct ht_tl_stream *s;
+		const struct ht_evref *e;
 		int rc, have;
 
 		if (tl->outpos < tl->nout) {
@@ -624,29 +995,70 @@ int ht_timeline_next(struct ht_timeline *tl, const struct ht_tl_record **out)
 		tl->nout = tl->outpos = 0;
 		if (tl->merge_done)
 			return 0;
-		rc = ht_merge_next(&tl->m, &e);
-		if (rc < 0) {
-			tl->err = tl->m.err;
-			return rc;
-		}
-		if (rc == 0) {
+		if (!tl->nheap) {
 			tl->merge_done = 1;
 			for (unsigned int i = 0; i < tl->trace->nprocs; i++)
 				if (release(tl, &tl->procs[i], 1, UINT64_MAX))
 					return -ENOMEM;
 			continue;
 		}
-		rc = take(tl, &e, &have);
+		si = tl->heap[0];
+		s = &tl->streams[si];
+		if (s->need) {
+			/* the front stream used its packet up at the last call */
+			rc = refill(tl, si);
+			if (rc < 0)
+				return rc;
+			if (rc == 0) {
+				tl->heap[0] = tl->heap[--tl->nheap];
+				if (tl->nheap)
+					sift_down(tl, 0);
+				find_second(tl);
+				if (s->events && tl->opts.meta) {
+					base(&tl->rec, HT_TL_STREAM_END, tl, si, s->last_ts);
+					*out = &tl->rec;
+					return 1;
+				}
+				continue;
+			}
+			sift_down(tl, 0);
+			find_second(tl);
+			continue;
+		}
+		e = &s->b->ev[s->i];
+		if (tl->noop[e->id & 31] && e->id < 32 && s->i && s->announced && !s->device) {
+			skip_run(tl, si);
+			continue;
+		}
+		if ((s->i == 0 || !s->announced) && (rc = announce(tl, si, e)) < 0)
+			return rc;
+		rc = take(tl, si, e, &have);
 		if (rc < 0)
 			return rc;
-		rc = release(tl, &tl->procs[e.stream->proc], 0, e.ev->ts);
-		if (rc < 0)
-			return rc;
+		tl->events++;
+		if (!s->events++)
+			s->first_ts = e->ts;
+		s->last_ts = e->ts;
+		if (++s->i == s->b->n) {
+			s->need = 1; /* fetched at the next call: the record points into b */
+		} else {
+			s->ts = s->b->ev[s->i].ts;
+			/* the heap moves only when another stream's event comes first */
+			if (tl->nheap > 1 && !before(tl, si, tl->second)) {
+				sift_down(tl, 0);
+				find_second(tl);
+			}
+		}
+		if (reordering(tl)) {
+			rc = release(tl, &tl->procs[tl->pipe.streams[si].proc], 0, e->ts);
+			if (rc < 0)
+				return rc;
+		}
 		if (have) {
 			/* records queued by take() (announcements) go first */
 			if (tl->nout) {
 				if (out_push(tl, &tl->rec))
-					return -ENOMEM;
+					return nomem(tl);
 				continue;
 			}
 			*out = &tl->rec;
@@ -655,22 +1067,31 @@ int ht_timeline_next(struct ht_timeline *tl, const struct ht_tl_record **out)
 	}
 }
 
-void ht_timeline_close(struct ht_timeline *tl)
+unsigned int ht_timeline_nstreams(const struct ht_timeline *tl)
 {
-	for (unsigned int i = 0; tl->procs && i < tl->trace->nprocs; i++) {
-		free(tl->procs[i].held);
-		free(tl->procs[i].open);
-		free(tl->procs[i].seen);
-		free(tl->procs[i].queues);
-	}
-	for (unsigned int i = 0; tl->streams && i < tl->m.nstreams; i++)
-		free(tl->streams[i].stack);
-	free(tl->streams);
-	free(tl->procs);
-	for (unsigned int i = 0; i < tl->ndevs; i++)
-		ht_clock_sync_release(&tl->devs[i].cs);
-	free(tl->devs);
-	free(tl->out);
-	ht_merge_close(&tl->m);
-	memset(tl, 0, sizeof *tl);
+	return tl->pipe.nstreams;
+}
+
+void ht_timeline_stream_stats(const struct ht_timeline *tl, unsigned int i,
+			      struct ht_tl_stream_stats *st)
+{
+	const struct ht_pipe_stream *ps = &tl->pipe.streams[i];
+	const struct ht_tl_stream *s = &tl->streams[i];
+
+	memset(st, 0, sizeof *st);
+	st->name = ps->name;
+	st->proc = ps->proc;
+	st->kind = ps->kind;
+	st->vtid = ps->have_first ? ps->first.vtid : 0;
+	st->bytes = ps->file_size;
+	st->packets = ps->packets;
+	st->raw_packets = ps->raw_packets;
+	st->events = s->events;
+	st->first_ts = s->first_ts;
+	st->last_ts = s->last_ts;
+	st->discarded = ps->prev_discarded;
+	memcpy(st->by_class, s->by_class, sizeof st->by_class);
+	st->torn = ps->torn;
+	st->torn_offset = ps->torn_offset;
+	st->torn_bytes = ps->torn_bytes;
 }

@@ -1,12 +1,22 @@
 /*
- * The timeline: a trace as a stream of semantic records (processes,
- * threads, device queues, slices, instants, counters, device commands)
- * with names resolved, device times mapped to host time and device commands
- * put in device-time order. Exporters and the HTML view consume it.
+ * The timeline model: a trace as one time-ordered stream of decoded,
+ * clock-mapped, reordered records (processes, threads, API calls, regions,
+ * instants, counters, device commands, CPU states, losses...). It is the
+ * only reader of raw events for analysis: `report`, `info`, every export and
+ * `view` consume it, so they cannot disagree.
+ *
+ * Underneath, the pipeline (pipeline.h) decodes packets in parallel; the
+ * timeline merges the streams by time (a heap of streams, refreshed only
+ * when the front stream's next event passes another stream's), resolves
+ * every id against the process's definitions (defs.h), maps device times to
+ * host time with one clock-sync solver (the convex hull of seed 000 §3.4,
+ * clocksync.h) run over the device streams first, and pairs API begin/end
+ * per thread.
  *
  * Order: records of one track (a thread, or a device queue) come in
- * non-decreasing time order; across tracks, device commands arrive later
- * than the CPU records around them (they are collected after they end).
+ * non-decreasing time order; across tracks, device commands and CPU states
+ * arrive later than the CPU records around them (they are collected after
+ * they end).
  *
  * Device-time order uses the bounded reorder window of seed 000 §3.3.2: a
  * command is held until every command enqueued before it (by its enqueue
@@ -14,7 +24,8 @@
  * if more than HT_REORDER_MAX commands are held, the earliest is released
  * anyway and counted in ht_timeline.reorder_overflows; an enqueue whose command
  * has not arrived within HT_REORDER_EXPIRE_NS stops holding the others
- * (counted in reorder_expired).
+ * (counted in reorder_expired). The window needs the thread streams: a
+ * timeline of device streams alone gives commands in collection order.
  */
 #ifndef HT_TIMELINE_H
 #define HT_TIMELINE_H
@@ -22,24 +33,28 @@
 #include <stdint.h>
 
 #include "analysis/clocksync.h"
-#include "analysis/merge.h"
+#include "analysis/defs.h"
+#include "analysis/pipeline.h"
 
-#define HT_REORDER_MAX 65536
+#define HT_REORDER_MAX	     65536
 #define HT_REORDER_EXPIRE_NS 10000000000ull /* an enqueue waits this long for its command */
-#define HT_TL_ARGS 16
+#define HT_TL_ARGS	     16
 
 enum ht_tl_kind {
-	HT_TL_PROCESS,	    /* first record of a process: pid, ppid, name (comm), text (cmdline) */
-	HT_TL_THREAD,	    /* a thread's first record, or a new name: pid, tid, name */
-	HT_TL_QUEUE,	    /* a device queue's first command: pid, device, queue, name = the
-			       device's name (device_info) or "device" */
-	HT_TL_SLICE_BEGIN,  /* pid, tid, name, category "api" or "region" */
-	HT_TL_SLICE_END,    /* same; api: ret, args, corr (its device command, 0 if none) */
-	HT_TL_INSTANT,	    /* pid, tid, name, args */
-	HT_TL_COUNTER,	    /* pid, tid, name, value */
-	HT_TL_DEVICE,	    /* pid, device, queue, name, category (kind), ts..end, corr, ...;
-			       text = the device's name */
-	HT_TL_LOST,	    /* pid, tid (0: device or process streams), value = events */
+	HT_TL_PROCESS,	   /* first record of a process: pid, ppid, name (comm), text (cmdline) */
+	HT_TL_THREAD,	   /* a thread's first record, or a new name: pid, tid, name */
+	HT_TL_QUEUE,	   /* a device queue's first command: pid, device, queue, name = the
+			      device's name (device_info) or "device" */
+	HT_TL_SLICE_BEGIN, /* pid, tid, name, category "api" or "region"; fn, name_id */
+	HT_TL_SLICE_END,   /* same, begin = its begin's time; api: ret, args, corr (its
+			      device command, 0 if none) */
+	HT_TL_INSTANT,	   /* pid, tid, name, args */
+	HT_TL_COUNTER,	   /* pid, tid, name, value */
+	HT_TL_DEVICE,	   /* pid, device, queue, name, category (kind), ts..end, corr, ...;
+			      text = the device's name */
+	HT_TL_LOST,	   /* pid, tid (0: device or process streams), value = events,
+			      cmd_kind = ht_lost_kind, or HT_LOST_KIND_COUNT for the
+			      recorder's own discards (events_discarded) */
 	/*
 	 * OS scheduling: pid, tid, name = "running" | "preempted" | "blocked",
 	 * category "cpu_state", ts..end (host ns), args[0] = cpu (uint). A
@@ -49,6 +64,13 @@ enum ht_tl_kind {
 	 * another stream of the process.
 	 */
 	HT_TL_CPU_STATE,
+	HT_TL_ANCHOR,	  /* a clock anchor: value = its ht_anchor_kind */
+	HT_TL_OS_STATUS,  /* pid, value = ht_os_status_kind, text = the reason */
+	HT_TL_STREAM_END, /* a stream's events are over: ts = its last event's, pid, tid */
+	HT_TL_CLOCK_PAIR, /* a host/device time pair: pid, device, cmd_kind = ht_pair_kind,
+			     host_before = its host time, queued = its device time mapped */
+	HT_TL_DEFINITION, /* a string, function, device, queue or process definition (the
+			     timeline resolves them itself): ts, name = the event class */
 };
 
 enum ht_tl_arg_type {
@@ -72,43 +94,77 @@ struct ht_tl_arg {
 
 struct ht_tl_record {
 	enum ht_tl_kind kind;
-	uint64_t ts;  /* host ns; device commands: start */
-	uint64_t end; /* device commands: end */
+	uint64_t ts;	/* host ns; device commands: start */
+	uint64_t end;	/* device commands, CPU states: end */
+	uint64_t begin; /* slice ends: when the slice began */
 	int32_t pid, ppid, tid;
+	unsigned int proc;   /* the process's index in the trace */
+	unsigned int stream; /* the pipeline stream it came from */
+	uint8_t source;	     /* that stream's ht_pipe_kind (thread, process, device, os) */
 	uint32_t device;
 	uint64_t queue;
 	const char *name;
 	const char *category;
 	const char *text;
+	const struct ht_fn_info *fn; /* API slices: the function (roles, arguments) */
+	uint32_t name_id;	     /* regions, instants, counters, kernels: the string id */
+	uint16_t fn_id;		     /* API slices: the function id */
+	uint8_t cmd_kind;	     /* device commands: ht_cmd_kind; losses: ht_lost_kind;
+				      CPU states: ht_cpu_state */
+	uint8_t api;		     /* slices: an API call (else a region) */
+	uint8_t paired;		     /* slice ends: its begin was found (else begin = ts) */
+	uint32_t depth;		     /* slices: open calls and regions of the thread after it */
 	uint64_t corr;
 	int32_t ret;
 	double value;
-	/* device commands */
+	unsigned int nargs;
+	/* device commands only: other records leave these unset */
 	uint64_t queued, submit; /* host ns (0 if unknown) */
 	uint64_t bytes;
 	int32_t status;
+	uint8_t timed;	      /* completed with device timestamps */
+	uint64_t host_before; /* its clock-sync bounds: host time before the enqueue (0 if */
+	uint64_t collected;   /* unknown) <= QUEUED, END <= when it was seen complete */
 	uint64_t global[3], local[3];
-	unsigned int nargs;
 	struct ht_tl_arg args[HT_TL_ARGS];
 };
 
 struct ht_tl_device; /* per (process, device): clock map */
 struct ht_tl_proc;   /* per process: reorder state */
-struct ht_tl_stream; /* per stream: announced, open API calls, losses seen */
+struct ht_tl_stream; /* per stream: position, announcements, open API calls */
+
+struct ht_tl_opts {
+	unsigned int kinds; /* ht_pipe_kind mask of the streams to read; 0: all */
+	int no_args;	    /* leave api_end/instant arguments undecoded (report) */
+	int meta; /* also give clock anchors, OS notes, clock pairs, definitions, stream ends */
+	int allow_raw;	   /* count and skip RAW packets instead of failing (info) */
+	unsigned int skip; /* record kinds not wanted: bit (1 << kind) set; the timeline does
+			    * not build them (their events still count) */
+	int workers;	   /* decoding threads: 0 one per core beside the consumer
+			    * (HETRACE_ANALYSIS_THREADS overrides), > 0 that many, < 0 none */
+};
 
 struct ht_timeline {
 	struct ht_trace *trace;
-	struct ht_merge m;
+	struct ht_tl_opts opts;
+	struct ht_pipe pipe;
+	struct ht_proc_info *defs; /* per process */
 	struct ht_tl_proc *procs;
-	struct ht_tl_stream *streams; /* by merge stream index */
+	struct ht_tl_stream *streams; /* by pipeline stream index */
+	unsigned int *heap;	      /* stream indices, ordered by their next event */
+	unsigned int nheap;
+	unsigned int second; /* the heap child that comes next after the top (nheap > 1) */
+	int started;
+	int reorder;	  /* device commands wait for the enqueues before them (reorder window) */
+	uint8_t noop[32]; /* thread-class event ids that give no record (see skip_run) */
 	struct ht_tl_device *devs;
 	unsigned int ndevs;
 	struct ht_tl_record rec;
-	char scratch[512];
-	/* queued output: records waiting to be handed out (device releases) */
+	/* queued output: records waiting to be handed out (announcements, device releases) */
 	struct ht_tl_record *out;
-	unsigned int nout, capout, outpos;
+	size_t nout, capout, outpos;
 	int merge_done;
+	uint64_t events; /* raw events read */
 	uint64_t reorder_overflows;
 	uint64_t reorder_expired; /* enqueues whose command never came */
 	uint64_t device_commands;
@@ -116,10 +172,12 @@ struct ht_timeline {
 };
 
 /*
- * Opens the timeline (runs the clock-sync pass). Return: 0, or < 0 with
- * tl->err filled and nothing left to close.
+ * Opens the timeline of trace t (definitions, then the clock-sync pass when
+ * device streams are read). opts NULL: every stream, arguments decoded, no
+ * meta records (what the exporters draw).
+ * Return: 0, or < 0 with tl->err filled and nothing left to close.
  */
-int ht_timeline_open(struct ht_timeline *tl, struct ht_trace *t);
+int ht_timeline_open(struct ht_timeline *tl, struct ht_trace *t, const struct ht_tl_opts *opts);
 /* Return: 1 with *out (valid until the next call), 0 at the end, < 0 on error (tl->err). */
 int ht_timeline_next(struct ht_timeline *tl, const struct ht_tl_record **out);
 void ht_timeline_close(struct ht_timeline *tl);
@@ -127,5 +185,27 @@ void ht_timeline_close(struct ht_timeline *tl);
 /* Return: the clock map of a process's device (NULL if none). */
 const struct ht_clock_map *ht_timeline_clock_map(const struct ht_timeline *tl, int32_t pid,
 						 uint32_t device);
+/* The devices the clock-sync pass saw: index i < ht_timeline_ndevices. */
+unsigned int ht_timeline_ndevices(const struct ht_timeline *tl);
+void ht_timeline_device(const struct ht_timeline *tl, unsigned int i, int32_t *pid,
+			uint32_t *device, const struct ht_clock_map **map);
+/* Return: the definitions of the process with index proc (borrowed). */
+const struct ht_proc_info *ht_timeline_proc(const struct ht_timeline *tl, unsigned int proc);
+
+/* What one stream held, for `info` (valid after the timeline ended). */
+struct ht_tl_stream_stats {
+	const char *name;
+	unsigned int proc;
+	enum ht_pipe_kind kind;
+	int32_t vtid;
+	uint64_t bytes, packets, raw_packets, events, discarded;
+	uint64_t first_ts, last_ts; /* its first and last event's times (0: none) */
+	uint64_t by_class[32];	    /* events per class id (ids >= 32 not counted) */
+	int torn;
+	uint64_t torn_offset, torn_bytes;
+};
+unsigned int ht_timeline_nstreams(const struct ht_timeline *tl);
+void ht_timeline_stream_stats(const struct ht_timeline *tl, unsigned int i,
+			      struct ht_tl_stream_stats *st);
 
 #endif

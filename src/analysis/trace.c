@@ -162,9 +162,9 @@ int ht_trace_open(struct ht_trace **out, const char *path, struct ht_read_error 
 				 r == -EBADMSG ? "not hetrace CTF metadata (signature, tracer "
 						 "name or uuid missing)"
 				 : r == -EMEDIUMTYPE
-					 ? "a CTF export (hetrace export --format ctf), not a "
-					   "recording: read it with babeltrace2 or Trace Compass"
-					 : strerror(-r));
+				     ? "a CTF export (hetrace export --format ctf), not a "
+				       "recording: read it with babeltrace2 or Trace Compass"
+				     : strerror(-r));
 			goto err;
 		}
 		snprintf(p.name, sizeof p.name, "%s", de->d_name);
@@ -405,32 +405,4 @@ int ht_stream_reader_next(struct ht_stream_reader *r, struct ht_event *ev,
 		if (rc <= 0)
 			return rc;
 	}
-}
-
-int ht_trace_each_device_event(const struct ht_trace *t,
-			       int (*fn)(void *ctx, unsigned int proc, const struct ht_event *ev),
-			       void *ctx, struct ht_read_error *err)
-{
-	for (unsigned int i = 0; i < t->nprocs; i++) {
-		const struct ht_trace_process *tp = &t->procs[i];
-
-		for (unsigned int j = 0; j < tp->nstreams; j++) {
-			struct ht_stream_reader r;
-			struct ht_event ev;
-			int rc;
-
-			if (strncmp(tp->streams[j].name, "device-", 7))
-				continue;
-			rc = ht_stream_reader_open(&r, tp, tp->streams[j].name, err);
-			if (rc)
-				return rc;
-			while ((rc = ht_stream_reader_next(&r, &ev, err)) > 0)
-				if ((rc = fn(ctx, i, &ev)) != 0)
-					break;
-			ht_stream_reader_close(&r);
-			if (rc)
-				return rc;
-		}
-	}
-	return 0;
 }

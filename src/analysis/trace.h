@@ -42,15 +42,6 @@ void ht_trace_close(struct ht_trace *t);
 /* Reads `key` from the top-level index into buf. Return: 0, or -ENOENT. */
 int ht_trace_index_get(const struct ht_trace *t, const char *key, char *buf, size_t cap);
 
-/*
- * Calls fn(ctx, process index, event) for every event of every device
- * stream ("device-*"), process by process. Return: 0, fn's first non-zero
- * result, or < 0 on a read error (err filled).
- */
-int ht_trace_each_device_event(const struct ht_trace *t,
-			       int (*fn)(void *ctx, unsigned int proc, const struct ht_event *ev),
-			       void *ctx, struct ht_read_error *err);
-
 struct ht_stream_reader {
 	int fd;
 	char path[520]; /* for messages: "<proc>/<stream>" */

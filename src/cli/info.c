@@ -124,6 +124,7 @@ int ht_cmd_info(int argc, char **argv)
 	int64_t m2r = 0, start_mono = 0, end_mono = 0;
 	uint64_t events = 0, lost = 0;
 	unsigned int threads = 0;
+	struct ht_proc_summary *sums;
 	int rc, status = 0;
 
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -172,19 +173,25 @@ int ht_cmd_info(int argc, char **argv)
 		printf("clock       %s%s%s%s, stored as CLOCK_MONOTONIC ns\n", clock,
 		       strcmp(clock, "tsc") ? "" : " at ", strcmp(clock, "tsc") ? "" : hz,
 		       strcmp(clock, "tsc") ? "" : " Hz");
+	sums = calloc(t->nprocs ? t->nprocs : 1, sizeof *sums);
+	if (!sums) {
+		ht_trace_close(t);
+		return ht_error("out of memory");
+	}
+	rc = ht_summary_compute(t, sums, &err);
 	for (unsigned int i = 0; i < t->nprocs; i++) {
-		struct ht_proc_summary s;
+		struct ht_proc_summary *s = &sums[i];
 
-		rc = ht_summary_process(&t->procs[i], &s, &err);
-		if (rc) {
-			ht_read_error_print(argv[1], &err);
-			status = 1;
-		}
-		print_process(&t->procs[i], &s, m2r);
-		events += s.events;
-		lost += s.discarded + s.lost[HT_LOST_NO_STREAM];
-		threads += s.nthreads;
-		ht_summary_release(&s);
+		print_process(&t->procs[i], s, m2r);
+		events += s->events;
+		lost += s->discarded + s->lost[HT_LOST_NO_STREAM];
+		threads += s->nthreads;
+		ht_summary_release(s);
+	}
+	free(sums);
+	if (rc) {
+		ht_read_error_print(argv[1], &err);
+		status = 1;
 	}
 	printf("\ntotal       %u process%s, %u thread%s, %llu events, %llu lost\n", t->nprocs,
 	       t->nprocs == 1 ? "" : "es", threads, threads == 1 ? "" : "s",

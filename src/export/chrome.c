@@ -452,6 +452,8 @@ static int record(struct ch *c, const struct ht_tl_record *r)
 		fprintf(c->f, ",\"s\":\"%s\",\"args\":{\"events\":%.0f}}", r->tid ? "t" : "p",
 			r->value);
 		break;
+	default:
+		break; /* clock anchors, OS notes, stream ends: nothing to draw */
 	}
 	return 0;
 }
@@ -482,7 +484,7 @@ int ht_export_chrome(struct ht_trace *t, FILE *f, struct ht_read_error *err)
 	const struct ht_tl_record *r;
 	int rc = 0, trc;
 
-	trc = ht_timeline_open(&tl, t);
+	trc = ht_timeline_open(&tl, t, NULL);
 	if (trc) {
 		*err = tl.err; /* a failed open leaves nothing to close */
 		return trc;

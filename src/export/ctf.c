@@ -224,9 +224,9 @@ static uint32_t proc_of(struct cx *c, int32_t pid)
 	i = c->nprocs++;
 	p = &c->procs[i];
 	p->pid = pid;
-	for (unsigned int j = 0; j < c->tl.m.nprocs; j++)
-		if (c->tl.m.procs[j].pid == pid) {
-			pi = &c->tl.m.procs[j];
+	for (unsigned int j = 0; j < c->tl.trace->nprocs; j++)
+		if (ht_timeline_proc(&c->tl, j)->pid == pid) {
+			pi = ht_timeline_proc(&c->tl, j);
 			break;
 		}
 	if (pi) {
@@ -602,6 +602,8 @@ static void record(struct cx *c, const struct ht_tl_record *r)
 		if ((s = thread_stream(c, r->pid, r->tid)))
 			lost(c, s, r->ts, r->value > 0 ? (uint64_t)r->value : 0);
 		break;
+	default:
+		break; /* clock anchors, OS notes, stream ends: nothing to draw */
 	}
 	c->e.n = 0;
 }
@@ -672,7 +674,7 @@ int ht_export_ctf(struct ht_trace *t, const char *dir, struct ht_read_error *err
 	c.trace = t;
 	c.dir = dir;
 	c.err = err;
-	rc = ht_timeline_open(&c.tl, t);
+	rc = ht_timeline_open(&c.tl, t, NULL);
 	c.tl_open = 1;
 	if (rc) {
 		*err = c.tl.err;

@@ -40,13 +40,13 @@ static void put_event(FILE *f, int stream, int id, const char *name, const char 
 int ht_xtsdl_write(FILE *f, const struct ht_xtsdl_params *p)
 {
 	struct ht_tsdl_preamble pre = {
-		.uuid = p->uuid,
-		.hostname = p->hostname,
-		.trace_name = p->trace_name,
-		.env_extra = "\texport = \"ctf-sorted\";\n", /* not a recording: check refuses it */
-		.clock_description = "CLOCK_MONOTONIC; device commands mapped by clock sync",
-		.clock_offset_s = p->offset_s,
-		.clock_offset_ns = p->offset_ns,
+	    .uuid = p->uuid,
+	    .hostname = p->hostname,
+	    .trace_name = p->trace_name,
+	    .env_extra = "\texport = \"ctf-sorted\";\n", /* not a recording: check refuses it */
+	    .clock_description = "CLOCK_MONOTONIC; device commands mapped by clock sync",
+	    .clock_offset_s = p->offset_s,
+	    .clock_offset_ns = p->offset_ns,
 	};
 
 	ht_tsdl_write_preamble(f, &pre);

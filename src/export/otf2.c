@@ -658,7 +658,9 @@ static void record(struct ox *o, const struct ht_tl_record *r)
 			break;
 		reg = region(o, R_REGION, NULL, r->name);
 		ok(o, OTF2_EvtWriter_Enter(l->w, NULL, stamp(o, l, r->ts), reg), "Enter");
-		ok(o, OTF2_EvtWriter_Leave(l->w, NULL, stamp(o, l, r->end > r->ts ? r->end : r->ts), reg),
+		ok(o,
+		   OTF2_EvtWriter_Leave(l->w, NULL, stamp(o, l, r->end > r->ts ? r->end : r->ts),
+					reg),
 		   "Leave");
 		break;
 	case HT_TL_LOST:
@@ -667,6 +669,8 @@ static void record(struct ox *o, const struct ht_tl_record *r)
 		if (l)
 			metric_event(o, l, r->ts, LOST_METRIC, r->value);
 		break;
+	default:
+		break; /* clock anchors, OS notes, stream ends: nothing to draw */
 	}
 	/* a list a failed call left filled must not stick to the next record */
 	if (OTF2_AttributeList_GetNumberOfElements(o->al))
@@ -962,7 +966,7 @@ int ht_export_otf2(struct ht_trace *t, const char *dir, struct ht_read_error *er
 	o.accel_paradigm = OTF2_PARADIGM_UNKNOWN;
 	if (t->nprocs && ht_ctf_source_read(t, &t->procs[0], &src))
 		snprintf(src.hostname, sizeof src.hostname, "unknown");
-	rc = ht_timeline_open(&o.tl, t);
+	rc = ht_timeline_open(&o.tl, t, NULL);
 	o.tl_open = 1;
 	if (rc) {
 		*err = o.tl.err;

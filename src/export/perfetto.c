@@ -809,6 +809,12 @@ static int record(struct pf *p, const struct ht_tl_record *r)
 		return lost(p, r);
 	case HT_TL_CPU_STATE:
 		return cpu_state(p, r);
+	case HT_TL_ANCHOR:
+	case HT_TL_OS_STATUS:
+	case HT_TL_STREAM_END:
+	case HT_TL_CLOCK_PAIR:
+	case HT_TL_DEFINITION:
+		return 0; /* nothing to draw */
 	default:
 		break;
 	}
@@ -877,7 +883,7 @@ int ht_export_perfetto(struct ht_trace *t, FILE *f, struct ht_read_error *err)
 	p->f = f;
 	p->trace = t;
 	ht_pb_init(&p->pb);
-	rc = ht_timeline_open(&tl, t);
+	rc = ht_timeline_open(&tl, t, NULL);
 	if (rc) {
 		*err = tl.err; /* a failed open leaves nothing to close */
 		goto out_free;

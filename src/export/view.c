@@ -241,7 +241,7 @@ static void write_table(struct out *o, const char *key, struct ht_table *t)
 		    row->st.count ? row->st.min : 0, row->st.max, ht_stats_quantile(&row->st, 0.5),
 		    ht_stats_quantile(&row->st, 0.99), row->errors, row->bytes);
 	}
-	fprintf(f, "],\"%s_rows\":%u", key, t->n);
+	fprintf(f, "],\"%s_rows\":%zu", key, t->n);
 }
 
 static void write_report(struct out *o, struct ht_report *r)

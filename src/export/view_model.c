@@ -519,6 +519,8 @@ static int record(struct ht_view_model *m, const struct ht_tl_record *r)
 	case HT_TL_SLICE_END:
 	case HT_TL_INSTANT:
 		break;
+	default:
+		break; /* clock anchors, OS notes, stream ends: nothing to draw */
 	}
 	t = track_get(m, HT_VIEW_THREAD, r->pid, r->tid, 0);
 	name = ht_view_model_intern(m, r->kind == HT_TL_LOST ? "lost events" : r->name);
@@ -696,7 +698,7 @@ static int run_pass(struct ht_view_model *m, struct ht_trace *t, struct ht_read_
 	const struct ht_tl_record *r;
 	int rc;
 
-	rc = ht_timeline_open(&tl, t);
+	rc = ht_timeline_open(&tl, t, NULL);
 	if (rc < 0) {
 		*err = tl.err; /* a failed open leaves nothing to close */
 		return rc;

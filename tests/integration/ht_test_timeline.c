@@ -7,8 +7,9 @@
 
 #include "analysis/timeline.h"
 
-static const char *const kinds[] = {"process", "thread", "queue",  "begin", "end",
-				    "instant", "counter", "device", "lost", "cpu_state"};
+static const char *const kinds[] = {"process", "thread",    "queue",	 "begin", "end",
+				    "instant", "counter",   "device",	 "lost",  "cpu_state",
+				    "anchor",  "os_status", "stream_end"};
 
 int main(int argc, char **argv)
 {
@@ -22,7 +23,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: ht_test_timeline TRACE (%s)\n", err.msg);
 		return 2;
 	}
-	rc = ht_timeline_open(&tl, t);
+	rc = ht_timeline_open(&tl, t, NULL);
 	while (rc >= 0 && (rc = ht_timeline_next(&tl, &r)) > 0) {
 		printf("%s ts=%llu", kinds[r->kind], (unsigned long long)r->ts);
 		if (r->kind == HT_TL_DEVICE)

@@ -1,74 +1,12 @@
 /*
- * K-way merge of all streams of a trace (see merge.h).
+ * Process definitions (see defs.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/merge.h"
-#include "common/heap.h"
-
-/* Heap order: timestamp, then process streams first (definitions before uses). */
-static int before(const struct ht_merge *m, unsigned int a, unsigned int b)
-{
-	const struct ht_merge_stream *x = &m->streams[a], *y = &m->streams[b];
-
-	if (x->ev.ts != y->ev.ts)
-		return x->ev.ts < y->ev.ts;
-	if (x->is_shared != y->is_shared)
-		return x->is_shared;
-	return a < b;
-}
-
-/* Heap elements are stream indexes. */
-static int heap_less(const void *a, const void *b, void *ctx)
-{
-	return before(ctx, *(const unsigned int *)a, *(const unsigned int *)b);
-}
-
-static void sift_down(struct ht_merge *m, unsigned int i)
-{
-	ht_heap_sift_down(m->heap, sizeof *m->heap, m->nheap, i, heap_less, m);
-}
-
-static void sift_up(struct ht_merge *m, unsigned int i)
-{
-	ht_heap_sift_up(m->heap, sizeof *m->heap, i, heap_less, m);
-}
-
-/* Advances one stream. Return: 1 (has an event), 0 (done), < 0 (error). */
-static int advance(struct ht_merge *m, struct ht_merge_stream *s)
-{
-	int rc;
-
-	for (;;) {
-		rc = s->r.have_packet ? ht_event_iter_next(&s->r.it, &s->ev, &m->err) : 0;
-		if (rc > 0)
-			return 1;
-		if (rc < 0) {
-			snprintf(m->err.file, sizeof m->err.file, "%s", s->r.path);
-			return rc;
-		}
-		rc = ht_stream_reader_next_packet(&s->r, &m->err);
-		if (rc <= 0)
-			return rc;
-		if (s->r.pk.ts_state != HT_TS_NS) {
-			snprintf(m->err.file, sizeof m->err.file, "%s", s->r.path);
-			m->err.offset = s->r.pk.offset;
-			snprintf(
-			    m->err.msg, sizeof m->err.msg,
-			    "packet holds raw counter timestamps; run 'hetrace check --repair'");
-			return -EBADMSG;
-		}
-		s->lost = s->r.pk.discarded;
-		if (s->r.packets == 1) {
-			s->vtid = s->r.pk.vtid;
-			s->device = s->r.pk.device;
-			s->queue = s->r.pk.queue;
-		}
-	}
-}
+#include "analysis/defs.h"
 
 /* libstdc++'s Itanium C++ ABI demangler (extern "C"); the result is malloc'd. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -139,7 +77,8 @@ static void define(struct ht_proc_info *p, const struct ht_event *ev)
 	    ht_ev_string_def_get(&u.string_def, ev->payload, ev->size) >= 0) {
 		uint32_t id = u.string_def.id;
 
-		if (id == 0 || id > (1u << 26))
+		/* ids are given out in order from 1: a far larger one is corrupt, not sparse */
+		if (id == 0 || id > p->nstrings + 65536)
 			return;
 		if (id > p->nstrings) {
 			char **n = realloc(p->strings, (size_t)id * sizeof *n);
@@ -177,108 +116,9 @@ static void define(struct ht_proc_info *p, const struct ht_event *ev)
 		p->pid = u.process_info.pid;
 		p->ppid = u.process_info.ppid;
 		snprintf(p->comm, sizeof p->comm, "%s", u.process_info.comm);
+		if (!p->cmdline)
+			p->cmdline = strdup(u.process_info.cmdline);
 	}
-}
-
-int ht_merge_open(struct ht_merge *m, struct ht_trace *t)
-{
-	unsigned int total = 0, k = 0;
-	int rc;
-
-	memset(m, 0, sizeof *m);
-	m->trace = t;
-	for (unsigned int i = 0; i < t->nprocs; i++)
-		total += t->procs[i].nstreams;
-	m->procs = calloc(t->nprocs ? t->nprocs : 1, sizeof *m->procs);
-	m->streams = calloc(total ? total : 1, sizeof *m->streams);
-	m->heap = calloc(total ? total : 1, sizeof *m->heap);
-	if (!m->procs || !m->streams || !m->heap)
-		return -ENOMEM;
-	m->nprocs = t->nprocs;
-	for (unsigned int i = 0; i < t->nprocs; i++) {
-		m->procs[i].tp = &t->procs[i];
-		m->procs[i].pid = atoi(t->procs[i].name); /* until process_info says */
-		for (unsigned int j = 0; j < t->procs[i].nstreams; j++) {
-			struct ht_merge_stream *s = &m->streams[k];
-			const char *name = t->procs[i].streams[j].name;
-
-			rc = ht_stream_reader_open(&s->r, &t->procs[i], name, &m->err);
-			if (rc)
-				return rc;
-			s->proc = i;
-			s->is_shared = !strcmp(name, "process") || !strncmp(name, "os-", 3);
-			m->nstreams = ++k;
-			rc = advance(m, s);
-			if (rc < 0)
-				return rc;
-			if (rc == 0) {
-				s->done = 1;
-				continue;
-			}
-			m->heap[m->nheap] = k - 1;
-			sift_up(m, m->nheap++);
-		}
-	}
-	return 0;
-}
-
-int ht_merge_next(struct ht_merge *m, struct ht_merged *out)
-{
-	unsigned int i;
-	struct ht_merge_stream *s;
-	int rc;
-
-	if (m->failed)
-		return -EBADMSG;
-	if (!m->nheap)
-		return 0;
-	i = m->heap[0];
-	s = &m->streams[i];
-	m->cur = s->ev;
-	out->ev = &m->cur;
-	out->stream = s;
-	out->proc = &m->procs[s->proc];
-	out->stream_index = i;
-	if (s->is_shared)
-		define(out->proc, &m->cur);
-	rc = ht_event_iter_next(&s->r.it, &s->ev, &m->err);
-	if (rc > 0) {
-		if (m->nheap > 1)
-			sift_down(m, 0);
-	} else if (rc < 0) {
-		snprintf(m->err.file, sizeof m->err.file, "%s", s->r.path);
-		m->failed = 1;
-		return rc;
-	} else {
-		/* Loading the next packet reuses the buffer the payload lives in. */
-		if (m->cur.size > m->keep_cap) {
-			uint8_t *k = realloc(m->keep, m->cur.size);
-
-			if (!k) {
-				m->failed = 1;
-				return -ENOMEM;
-			}
-			m->keep = k;
-			m->keep_cap = m->cur.size;
-		}
-		if (m->cur.size)
-			memcpy(m->keep, m->cur.payload, m->cur.size);
-		m->cur.payload = m->keep;
-		m->cur.header = NULL;
-		rc = advance(m, s);
-		if (rc < 0) {
-			m->failed = 1;
-			return rc;
-		}
-		if (rc == 0) {
-			s->done = 1;
-			m->heap[0] = m->heap[--m->nheap];
-		}
-		if (m->nheap)
-			sift_down(m, 0);
-	}
-	m->events++;
-	return 1;
 }
 
 int ht_proc_info_load(struct ht_proc_info *p, const struct ht_trace_process *tp,
@@ -318,6 +158,7 @@ void ht_proc_info_release(struct ht_proc_info *p)
 	}
 	free(p->fns);
 	free(p->devices);
+	free(p->cmdline);
 	memset(p, 0, sizeof *p);
 }
 
@@ -332,26 +173,6 @@ int ht_fn_info_arg(const struct ht_fn_info *fn, uint8_t role)
 		if (fn->args[i].role == role)
 			return (int)i;
 	return -1;
-}
-
-void ht_merge_close(struct ht_merge *m)
-{
-	for (unsigned int i = 0; i < m->nstreams; i++)
-		ht_stream_reader_close(&m->streams[i].r);
-	for (unsigned int i = 0; i < m->nprocs; i++)
-		ht_proc_info_release(&m->procs[i]);
-	free(m->procs);
-	free(m->streams);
-	free(m->heap);
-	free(m->keep);
-	memset(m, 0, sizeof *m);
-}
-
-const char *ht_proc_string(const struct ht_proc_info *p, uint32_t id)
-{
-	if (id && id <= p->nstrings && p->strings[id - 1])
-		return p->strings[id - 1];
-	return "?";
 }
 
 const struct ht_fn_info *ht_proc_fn(const struct ht_proc_info *p, uint16_t id)
