@@ -91,48 +91,86 @@ void ht_json_str(FILE *f, const char *str)
 	fputc('"', f);
 }
 
+static void csv_ascii(FILE *f, unsigned char c)
+{
+	if (c == '"')
+		fputc('"', f);
+	if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+		fputc(' ', f); /* other control characters have no meaning in a cell */
+	else
+		fputc(c, f);
+}
+
 void ht_csv_str(FILE *f, const char *s)
 {
-	if (!strpbrk(s, ",\"\n\r")) {
+	/*
+	 * Spreadsheets run a cell that starts with = + - @ (or a tab or CR
+	 * before one) as a formula: such a cell gets a leading apostrophe,
+	 * which they show as text (the OWASP advice for CSV injection).
+	 */
+	int formula = s[0] && strchr("=+-@\t\r", s[0]);
+	int plain = !formula;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p && plain;) {
+		int n = ht_utf8_len(p);
+
+		plain = n && (n > 1 || (*p >= 0x20 && *p != 0x7f && *p != ',' && *p != '"'));
+		p += n ? n : 1;
+	}
+	if (plain) {
 		fputs(s, f);
 		return;
 	}
 	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
+	if (formula)
+		fputc('\'', f);
+	write_utf8(f, s, "\xef\xbf\xbd", csv_ascii);
 	fputc('"', f);
 }
 
-static void html_ascii(FILE *f, unsigned char c)
+/* Terminals: control characters (ESC sequences among them) shown as \xNN, never sent. */
+static void term_ascii(FILE *f, unsigned char c)
 {
-	switch (c) {
-	case '<':
-		fputs("&lt;", f);
-		break;
-	case '>':
-		fputs("&gt;", f);
-		break;
-	case '&':
-		fputs("&amp;", f);
-		break;
-	case '"':
-		fputs("&quot;", f);
-		break;
-	case '\'':
-		fputs("&#39;", f);
-		break;
-	default:
-		if (c < 0x20 && c != '\n' && c != '\t')
-			fputc(' ', f);
-		else
-			fputc(c, f);
+	if (c < 0x20 || c == 0x7f || c == '\\')
+		fprintf(f, "\\x%02x", c);
+	else
+		fputc(c, f);
+}
+
+void ht_term_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	/* C1 controls (U+0080..U+009F, also read as escapes by some terminals) as \u00NN */
+	while (*p) {
+		int n = ht_utf8_len(p);
+
+		if (n == 2 && p[0] == 0xC2 && p[1] < 0xA0) {
+			fprintf(f, "\\u%04x", p[1]);
+		} else if (!n) {
+			fprintf(f, "\\x%02x", *p);
+			n = 1;
+		} else if (n > 1) {
+			fwrite(p, 1, (size_t)n, f);
+		} else {
+			term_ascii(f, *p);
+		}
+		p += n;
 	}
 }
 
-void ht_html_str(FILE *f, const char *str)
+const char *ht_term_sstr(char *buf, size_t cap, const char *s)
 {
-	write_utf8(f, str, "&#xfffd;", html_ascii);
+	FILE *f = fmemopen(buf, cap, "w");
+
+	if (!f) {
+		snprintf(buf, cap, "?");
+		return buf;
+	}
+	setvbuf(f, NULL, _IONBF, 0);
+	ht_term_str(f, s);
+	fputc('\0', f);
+	fclose(f);
+	buf[cap - 1] = '\0';
+	return buf;
 }

@@ -45,7 +45,8 @@ static int run(enum what w, const char *sub, const char *dir, const char *out, i
 	int rc;
 
 	if (!lstat(out, &st) && !force)
-		return ht_error("'%s' exists; use --force to replace it, or choose another -o", out);
+		return ht_error("'%s' exists; use --force to replace it, or choose another -o",
+				out);
 	rc = ht_trace_open(&t, dir, &err);
 	if (rc)
 		return ht_error("cannot open trace '%s': %s%s%s", dir,
@@ -76,7 +77,8 @@ static int run(enum what w, const char *sub, const char *dir, const char *out, i
 				rc = -EIO;
 				snprintf(err.file, sizeof err.file, "%s", out);
 				err.offset = HT_NO_OFFSET;
-				snprintf(err.msg, sizeof err.msg, "write error: %s", strerror(errno));
+				snprintf(err.msg, sizeof err.msg, "write error: %s",
+					 strerror(errno));
 			}
 		}
 		fclose(f);
@@ -120,7 +122,8 @@ static int parse(int argc, char **argv, const char *sub, int need_format, enum w
 
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			if (need_format)
-				puts("usage: hetrace export DIR --format perfetto|chrome|otf2|ctf -o OUT "
+				puts("usage: hetrace export DIR --format perfetto|chrome|otf2|ctf "
+				     "-o OUT "
 				     "[--force]");
 			else
 				puts("usage: hetrace view DIR -o timeline.html [--force]");
@@ -138,8 +141,9 @@ static int parse(int argc, char **argv, const char *sub, int need_format, enum w
 			for (k = 0; k < 4 && strcmp(v, names[k]); k++)
 				;
 			if (k == 4)
-				return ht_usage_error(sub, "--format must be perfetto, chrome, otf2 or "
-							   "ctf, not '%s'",
+				return ht_usage_error(sub,
+						      "--format must be perfetto, chrome, otf2 or "
+						      "ctf, not '%s'",
 						      v);
 			*w = (enum what)k;
 			have_format = 1;
@@ -179,5 +183,5 @@ int ht_cmd_view(int argc, char **argv)
 
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	return run(HTML, "view", dir, out, force);
+	return run(w, "view", dir, out, force);
 }

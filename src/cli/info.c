@@ -11,8 +11,22 @@
 #include <string.h>
 #include <time.h>
 
+#include "analysis/escape.h"
 #include "analysis/summary.h"
 #include "cli/cli.h"
+
+/*
+ * A trace's string as a terminal may show it (its control characters
+ * escaped): valid until the next T() of the same statement's 4th call.
+ */
+static const char *T(const char *s)
+{
+	static char buf[4][2048];
+	static unsigned int k;
+
+	k = (k + 1) % 4;
+	return ht_term_sstr(buf[k], sizeof buf[k], s);
+}
 
 static void print_time(const char *label, uint64_t ns, int64_t mono_to_real)
 {
@@ -32,12 +46,12 @@ static void print_process(const struct ht_trace_process *p, const struct ht_proc
 	char dur[32];
 	const char *sep = "";
 
-	printf("\nprocess %d %s", s->pid, s->comm[0] ? s->comm : p->name);
+	printf("\nprocess %d %s", s->pid, T(s->comm[0] ? s->comm : p->name));
 	if (s->ppid)
 		printf(" (parent %d)", s->ppid);
-	printf("\n  directory   %s\n", p->name);
+	printf("\n  directory   %s\n", T(p->name));
 	if (s->cmdline[0])
-		printf("  command     %s\n", s->cmdline);
+		printf("  command     %s\n", T(s->cmdline));
 	if (s->events) {
 		ht_fmt_duration(dur, sizeof dur, (double)(s->last_ns - s->first_ns));
 		print_time("  span        ", s->first_ns, m2r);
@@ -48,7 +62,7 @@ static void print_process(const struct ht_trace_process *p, const struct ht_proc
 	       s->streams[HT_SC_THREAD] - 1, s->streams[HT_SC_DEVICE], s->os_streams ? ", os" : "");
 	printf("  threads     %u:", s->nthreads);
 	for (unsigned int i = 0; i < s->nthreads; i++)
-		printf(" %d %s (%llu events)%s", s->threads[i].tid, s->threads[i].name,
+		printf(" %d %s (%llu events)%s", s->threads[i].tid, T(s->threads[i].name),
 		       (unsigned long long)s->threads[i].events, i + 1 < s->nthreads ? "," : "");
 	printf("\n  events      %llu:", (unsigned long long)s->events);
 	for (uint32_t id = 0; id < HT_EV_THREAD_COUNT; id++)
@@ -90,12 +104,12 @@ static void print_process(const struct ht_trace_process *p, const struct ht_proc
 			ht_fmt_duration(bound, sizeof bound, d->map.bound_ns);
 		printf("  device %-4u %s: %llu commands; clock %s: offset %s%s, drift %+.2f ppm, "
 		       "bound +-%s (%llu samples)\n",
-		       d->device, d->name[0] ? d->name : "?", (unsigned long long)d->commands,
+		       d->device, T(d->name[0] ? d->name : "?"), (unsigned long long)d->commands,
 		       q[d->map.quality], ht_clock_map_offset_ns(&d->map) < 0 ? "-" : "+", off,
 		       ht_clock_map_drift_ppm(&d->map), bound, (unsigned long long)d->map.samples);
 	}
 	if (s->os_note[0] && s->os_note_kind != HT_OS_ON)
-		printf("  os          %s\n", s->os_note); /* the recorder notes it once */
+		printf("  os          %s\n", T(s->os_note)); /* the recorder notes it once */
 	else if (s->events_thread[HT_EV_CPU_STATE])
 		printf("  os          %llu CPU-state intervals (running/preempted/blocked)%s\n",
 		       (unsigned long long)s->events_thread[HT_EV_CPU_STATE],
@@ -140,9 +154,9 @@ int ht_cmd_info(int argc, char **argv)
 			return ht_error("cannot open trace '%s': %s", argv[1], err.msg);
 		return ht_error("cannot open trace '%s': %s: %s", argv[1], err.file, err.msg);
 	}
-	printf("trace       %s\n", argv[1]);
+	printf("trace       %s\n", T(argv[1]));
 	if (!ht_trace_index_get(t, "command", buf, sizeof buf))
-		printf("command     %s\n", buf);
+		printf("command     %s\n", T(buf));
 	if (!ht_trace_index_get(t, "start_realtime_ns", buf, sizeof buf)) {
 		int64_t real = strtoll(buf, NULL, 10);
 
