@@ -115,9 +115,28 @@ static int gather(const struct ht_trace_process *p, struct fit *f, int *any_raw,
 static void convert_host_before(uint8_t *p, uint64_t a_raw, uint64_t a_ns, double s)
 {
 	uint64_t raw = ht_le64(p);
+	double d;
 
-	if (raw)
-		ht_put64(p, a_ns + (uint64_t)(int64_t)floor((double)(int64_t)(raw - a_raw) * s));
+	if (!raw)
+		return;
+	d = floor((double)(int64_t)(raw - a_raw) * s);
+	/* a hostile or corrupt anchor pair can make it any double: unknown then, not garbage */
+	if (!(d > -9.0e18 && d < 9.0e18) || (d < 0 && (uint64_t) - (int64_t)d > a_ns))
+		ht_put64(p, 0);
+	else
+		ht_put64(p, a_ns + (uint64_t)(int64_t)d);
+}
+
+/*
+ * ns = a_ns + d, rounded. Return: 0, or -1 when it does not fit in 64 bits
+ * (d negative, NaN or too large: anchors that are corrupt or hostile).
+ */
+static int add_ns(uint64_t a_ns, double d, uint64_t *ns)
+{
+	if (!(d >= 0 && d < 1.8e19 - (double)a_ns))
+		return -1;
+	*ns = a_ns + (uint64_t)(d + 0.5);
+	return *ns < a_ns ? -1 : 0;
 }
 
 static int convert_packet(struct ht_stream_reader *r, const struct fit *f, double slope,
@@ -139,7 +158,17 @@ static int convert_packet(struct ht_stream_reader *r, const struct fit *f, doubl
 	while ((rc = ht_event_iter_next(&r->it, &ev, err)) > 0) {
 		uint8_t *h = (uint8_t *)ev.header;
 		double d = ev.ts >= a_raw ? (double)(ev.ts - a_raw) * s : 0;
-		uint64_t ns = a_ns + (uint64_t)(d + 0.5);
+		uint64_t ns;
+
+		if (add_ns(a_ns, d, &ns)) {
+			snprintf(err->file, sizeof err->file, "%s", r->path);
+			err->offset = pk->offset;
+			snprintf(err->msg, sizeof err->msg,
+				 "its clock anchors put an event's time past 2^64 ns (slope %g ns "
+				 "per tick); the packet stays raw",
+				 s);
+			return -ERANGE;
+		}
 
 		if (ns < prev_ns)
 			ns = prev_ns;
@@ -224,7 +253,8 @@ static int finalize_stream(const struct ht_trace_process *p, const char *name, c
 			continue;
 		rc = convert_packet(&r, f, slope, err);
 		if (rc == -ERANGE) {
-			st->packets_left_raw++;
+			if (!st->packets_left_raw++)
+				st->left_raw = *err; /* the first, to name it */
 			continue;
 		}
 		if (rc)

@@ -13,6 +13,7 @@ struct ht_finalize_stats {
 	unsigned int processes; /* processes that needed work */
 	unsigned int packets_converted;
 	unsigned int packets_left_raw;	/* could not be converted */
+	struct ht_read_error left_raw;	/* where the first of them is, and why */
 	unsigned int packets_salvaged;	/* in-progress packets of processes that died */
 	unsigned int packets_completed; /* packets still open at a normal exit (other
 					 * threads, shared streams), appended here */

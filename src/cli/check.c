@@ -180,6 +180,10 @@ int ht_cmd_check(int argc, char **argv)
 		}
 		if (rc)
 			ht_read_error_print(dir, &err);
+		if (!rc && st.packets_left_raw) {
+			ht_read_error_print(dir, &st.left_raw);
+			ht_error("%u packet(s) stay raw and unreadable", st.packets_left_raw);
+		}
 		printf("repair: %u torn packet(s) trimmed (%llu bytes), %u in-progress packet(s) "
 		       "salvaged, %u packet(s) converted to ns\n",
 		       st.streams_trimmed, (unsigned long long)st.bytes_trimmed,

@@ -345,6 +345,10 @@ static int finalize(const char *dir, double hz, int quiet, unsigned int salvaged
 	if (rc)
 		return ht_read_error_print(dir, &err);
 	rc = ht_finalize_trace(t, hz > 0 ? 1e9 / hz : 1.0, &st, &err);
+	if (!rc && st.packets_left_raw) {
+		ht_read_error_print(dir, &st.left_raw);
+		ht_error("%u packet(s) left raw; the rest of the trace reads", st.packets_left_raw);
+	}
 	if (rc) {
 		ht_read_error_print(dir, &err);
 		ht_error("trace left partly unconverted; run 'hetrace check --repair %s'", dir);

@@ -218,7 +218,31 @@ int main(void)
 	read_bounds(&t->procs[0], host);
 	CHECK_EQ(host[0], 4999999);
 	CHECK_EQ(host[2], 4800000);
-	ht_trace_close(t);
+
+	/*
+	 * A packet whose anchors give a slope of 1e15 ns per tick: its events
+	 * would land past 2^64 ns. It stays raw, is counted and named (the float
+	 * to integer conversion must not run: UBSan checks that in the asan build).
+	 */
+	{
+		static uint8_t b[PKT];
+		size_t pos = start_packet(b, 0, 1000, 5000000, 1001, 1000000000005000000ull, 102);
+
+		pos = counter(b, pos, 1000, 0, 0);
+		pos = counter(b, pos, 1000 + 20000, 1, 1);
+		end_packet(b, pos);
+		write_file(pfd, "thread-102", b, PKT);
+		ht_trace_close(t);
+		CHECK_EQ(ht_trace_open(&t, dir, &err), 0);
+		memset(&st, 0, sizeof st);
+		CHECK_EQ(ht_finalize_trace(t, 0.5, &st, &err), 0);
+		CHECK_EQ(st.packets_left_raw, 1);
+		CHECK(strstr(st.left_raw.file, "thread-102") != NULL);
+		CHECK_EQ(st.left_raw.offset, 0);
+		CHECK(strstr(st.left_raw.msg, "2^64") != NULL);
+		ht_trace_close(t);
+		unlinkat(pfd, "thread-102", 0);
+	}
 
 	unlinkat(pfd, "thread-101", 0);
 	unlinkat(pfd, "device-0", 0);
