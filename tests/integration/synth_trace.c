@@ -57,10 +57,11 @@ int main(int argc, char **argv)
 {
 	const char *scenario = argc > 2 ? argv[2] : "base";
 	int hostile = !strcmp(scenario, "hostile"), reorder = !strcmp(scenario, "reorder");
+	int badids = !strcmp(scenario, "badids");
 	int dirfd;
 
-	if (argc < 2 || argc > 3 || (!hostile && !reorder && strcmp(scenario, "base"))) {
-		fprintf(stderr, "usage: synth_trace DIR [base|hostile|reorder]\n");
+	if (argc < 2 || argc > 3 || (!hostile && !reorder && !badids && strcmp(scenario, "base"))) {
+		fprintf(stderr, "usage: synth_trace DIR [base|hostile|reorder|badids]\n");
 		return 2;
 	}
 	dirfd = ht_synth_process(argv[1], 100, "synth", uuid, NULL);
@@ -92,6 +93,16 @@ int main(int argc, char **argv)
 	}
 	ht_synth_region(1, 20000, 1);
 	ht_synth_region(0, 21000, 1);
+	if (badids) {
+		/* ids the trace never defined, near 2^32 (an id + 64 wraps) and 0xffff */
+		ht_synth_region(1, 22000, 0xfffffff0u);
+		ht_synth_region(0, 22100, 0xfffffff0u);
+		ht_synth_region(1, 22200, 0xffffffc1u);
+		ht_synth_region(0, 22300, 0xffffffc1u);
+		ht_synth_api(22400, 22500, 0xffff, NULL, 0);
+		HT_SYNTH(counter, 22600,
+			 (&(struct ht_ev_counter){.name = 0xffffffffu, .value = 1}));
+	}
 	if (reorder) {
 		api(30000, 30100, 0x1001, 10);
 		api(31000, 31100, 0x1001, 11);
@@ -110,6 +121,8 @@ int main(int argc, char **argv)
 		command(19500, 3, HT_CMD_KERNEL, 14100, 14150, 17000, 19000, 0, 3);
 		pair(19500, HT_PAIR_EXACT, 19000);
 	}
+	if (badids) /* a kernel named by an undefined string id */
+		command(15500, 5, HT_CMD_KERNEL, 14100, 14150, 14200, 15000, 0, 0xffffffffu);
 	if (reorder) {
 		command(40000, 12, HT_CMD_KERNEL, 32050, 32060, 37000, 38000, 0, 2);
 		command(40100, 11, HT_CMD_KERNEL, 31050, 31060, 36000, 37000, 0, 2);
