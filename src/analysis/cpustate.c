@@ -110,7 +110,7 @@ int ht_cpu_states_load(struct ht_cpu_states *cs, struct ht_trace *t, const int32
 		if (x->kind == HT_TL_CPU_STATE)
 			rc = take_interval(cs, x, keep[x->proc]);
 		else if (x->kind == HT_TL_LOST && x->cmd_kind == HT_LOST_OS_RECORD)
-			cs->lost += (uint64_t)x->value;
+			cs->lost += x->count;
 		else if (x->kind == HT_TL_OS_STATUS && x->value != HT_OS_ON && !cs->note[0]) {
 			cs->note_kind = (int)x->value;
 			snprintf(cs->note, sizeof cs->note, "%s", x->text);

@@ -267,7 +267,7 @@ static int pass_devices(struct ht_report *r, struct ht_trace *t, struct ht_read_
 			check_window(d, c);
 		}
 		if (c->kind == HT_TL_LOST && c->cmd_kind == HT_LOST_DEVICE_TIMESTAMP)
-			r->lost_device_ts += (uint64_t)c->value;
+			r->lost_device_ts += c->count;
 	}
 	for (unsigned int i = 0; i < r->ndevices && rc >= 0; i++) {
 		const struct ht_proc_info *pi = NULL;
@@ -777,12 +777,16 @@ static void proc_release(struct proc_state *ps)
 
 static int pass_threads(struct ht_report *r, struct ht_trace *t, struct ht_read_error *err)
 {
-	/* counters, instants, definitions and anchors: not tabled; their times come from the
-	 * streams */
+	/*
+	 * Counters, instants, definitions and anchors are not tabled (their
+	 * times come from the streams' statistics); slice begins matter only
+	 * to the blame, so only when a device exists (an end carries its begin).
+	 */
 	struct ht_tl_opts o = {.kinds = HT_PK_THREAD | HT_PK_PROCESS,
 			       .meta = 1,
 			       .skip = 1u << HT_TL_COUNTER | 1u << HT_TL_INSTANT |
-				       1u << HT_TL_DEFINITION | 1u << HT_TL_ANCHOR};
+				       1u << HT_TL_DEFINITION | 1u << HT_TL_ANCHOR |
+				       (r->ndevices ? 0 : 1u << HT_TL_SLICE_BEGIN)};
 	struct ht_timeline tl;
 	const struct ht_tl_record *x;
 	struct pass_c c = {.r = r, .tl = &tl};
@@ -811,9 +815,9 @@ static int pass_threads(struct ht_report *r, struct ht_trace *t, struct ht_read_
 		ps->prev = ts;
 		if (x->kind == HT_TL_LOST) {
 			if (x->cmd_kind == HT_LOST_KIND_COUNT || x->cmd_kind == HT_LOST_NO_STREAM)
-				r->lost += (uint64_t)x->value;
+				r->lost += x->count;
 			else if (x->cmd_kind == HT_LOST_DEVICE_TIMESTAMP)
-				r->lost_device_ts += (uint64_t)x->value;
+				r->lost_device_ts += x->count;
 			continue;
 		}
 		if (x->source != HT_PK_THREAD || x->kind == HT_TL_PROCESS)
@@ -823,7 +827,6 @@ static int pass_threads(struct ht_report *r, struct ht_trace *t, struct ht_read_
 			if (th->alive) {
 				th->alive = 0;
 				ps->active--;
-				r->thread_time += (double)(th->last - th->first);
 			}
 			continue;
 		}
@@ -844,6 +847,8 @@ static int pass_threads(struct ht_report *r, struct ht_trace *t, struct ht_read_
 		ps = &c.ps[st.proc];
 		if (!st.events)
 			continue;
+		if (st.kind == HT_PK_THREAD)
+			r->thread_time += (double)(st.last_ts - st.first_ts);
 		if (!r->first_ns || st.first_ts < r->first_ns)
 			r->first_ns = st.first_ts;
 		if (st.last_ts > r->last_ns)

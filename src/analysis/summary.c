@@ -76,7 +76,7 @@ static int take(struct ht_proc_summary *s, const struct ht_tl_record *x)
 	case HT_TL_LOST:
 		span(s, x->ts);
 		if (x->cmd_kind < HT_LOST_KIND_COUNT && x->cmd_kind < 8)
-			s->lost[x->cmd_kind] += (uint64_t)x->value;
+			s->lost[x->cmd_kind] += x->count;
 		return 0;
 	case HT_TL_ANCHOR:
 		span(s, x->ts);

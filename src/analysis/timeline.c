@@ -487,6 +487,7 @@ static inline void base(struct ht_tl_record *r, enum ht_tl_kind k, const struct 
 	r->corr = 0;
 	r->ret = 0;
 	r->value = 0;
+	r->count = 0;
 	r->nargs = 0;
 }
 
@@ -524,7 +525,8 @@ static int announce(struct ht_timeline *tl, unsigned int si, const struct ht_evr
 	}
 	if (s->b->pk.discarded > s->lost) {
 		base(&r, HT_TL_LOST, tl, si, e->ts);
-		r.value = (double)(s->b->pk.discarded - s->lost);
+		r.count = s->b->pk.discarded - s->lost;
+		r.value = (double)r.count;
 		r.cmd_kind = HT_LOST_KIND_COUNT;
 		s->lost = s->b->pk.discarded;
 		if (out_push(tl, &r))
@@ -780,6 +782,8 @@ static int take(struct ht_timeline *tl, unsigned int si, const struct ht_evref *
 	case HT_EV_REGION_END: {
 		uint32_t name = ht_le32(q + HT_OFF_REGION_BEGIN_NAME);
 
+		if (e->id == HT_EV_REGION_BEGIN && tl->opts.skip & (1u << HT_TL_SLICE_BEGIN))
+			return push_frame(tl, s, name, 1, e->ts); /* its end still pairs */
 		base(r, e->id == HT_EV_REGION_BEGIN ? HT_TL_SLICE_BEGIN : HT_TL_SLICE_END, tl, si,
 		     e->ts);
 		r->category = "region";
@@ -812,6 +816,9 @@ static int take(struct ht_timeline *tl, unsigned int si, const struct ht_evref *
 	case HT_EV_API_BEGIN:
 		if (ht_ev_api_begin_get(&u.api_begin, q, e->size) < 0)
 			return 0;
+		if (tl->opts.skip & (1u << HT_TL_SLICE_BEGIN))
+			return push_frame(tl, s, u.api_begin.fn, 0,
+					  e->ts); /* its end still pairs */
 		base(r, HT_TL_SLICE_BEGIN, tl, si, e->ts);
 		r->fn_id = u.api_begin.fn;
 		r->fn = ht_proc_fn(pi, u.api_begin.fn);

@@ -52,7 +52,8 @@ enum ht_tl_kind {
 	HT_TL_COUNTER,	   /* pid, tid, name, value */
 	HT_TL_DEVICE,	   /* pid, device, queue, name, category (kind), ts..end, corr, ...;
 			      text = the device's name */
-	HT_TL_LOST,	   /* pid, tid (0: device or process streams), value = events,
+	HT_TL_LOST,	   /* pid, tid (0: device or process streams), count = events (and
+			      value, as a double, for display),
 			      cmd_kind = ht_lost_kind, or HT_LOST_KIND_COUNT for the
 			      recorder's own discards (events_discarded) */
 	/*
@@ -117,6 +118,7 @@ struct ht_tl_record {
 	uint64_t corr;
 	int32_t ret;
 	double value;
+	uint64_t count; /* losses: how many */
 	unsigned int nargs;
 	/* device commands only: other records leave these unset */
 	uint64_t queued, submit; /* host ns (0 if unknown) */

@@ -449,8 +449,8 @@ static int record(struct ch *c, const struct ht_tl_record *r)
 	case HT_TL_LOST:
 		ev_open(c, "i", "hetrace: events lost", "hetrace", r->pid, r->tid ? r->tid : r->pid,
 			r->ts);
-		fprintf(c->f, ",\"s\":\"%s\",\"args\":{\"events\":%.0f}}", r->tid ? "t" : "p",
-			r->value);
+		fprintf(c->f, ",\"s\":\"%s\",\"args\":{\"events\":%" PRIu64 "}}",
+			r->tid ? "t" : "p", r->count);
 		break;
 	default:
 		break; /* clock anchors, OS notes, stream ends: nothing to draw */

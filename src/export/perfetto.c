@@ -786,7 +786,7 @@ static int lost(struct pf *p, const struct ht_tl_record *r)
 	}
 	e->name = "hetrace: events lost";
 	e->cat = "hetrace";
-	ev_arg(e, "events", HT_TL_UINT, (uint64_t)r->value);
+	ev_arg(e, "events", HT_TL_UINT, r->count);
 	return ev_write(p, e);
 }
 

@@ -511,7 +511,7 @@ static int record(struct ht_view_model *m, const struct ht_tl_record *r)
 		return cpu_record(m, r);
 	case HT_TL_LOST:
 		if (m->pass == 1)
-			m->lost += (uint64_t)r->value;
+			m->lost += r->count;
 		if (!r->tid)
 			return 0;
 		/* fall through: a lost-events mark on its thread */

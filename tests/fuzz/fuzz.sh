@@ -20,7 +20,7 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 cases=$(ls "$SRC"/tests/fuzz/cases/*.case 2>/dev/null || true)
 if [ -n "$cases" ]; then
 	# shellcheck disable=SC2086
-	"$BUILD/bin/fuzz_trace" run seeds $cases || fail "a regression case fails again"
+	"$BUILD/bin/fuzz_trace" run $cases || fail "a regression case fails again"
 fi
 if ! "$BUILD/bin/fuzz_trace" mutate seeds "${FUZZ_ITERATIONS:-4000}" "${FUZZ_SECONDS:-150}"; then
 	cp last.case "$BUILD/fuzz-crash.case" 2>/dev/null

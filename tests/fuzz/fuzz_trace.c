@@ -8,15 +8,15 @@
  *
  * Seeds are whole trace directories recorded or written by fuzz.sh (a
  * program with API calls, threads, a synthetic trace with device commands
- * and clock pairs, CPU states, every event class). An input names its
- * target file in its first line ("SEED/PROC/STREAM\n") and the rest is that
- * file's content, so a crashing input is a self-contained regression case:
- *   fuzz_trace run SEEDS_DIR CASE...              replays cases (CTest keeps
+ * and clock pairs, CPU states, every event class). A case is a whole
+ * trace in one file (entries "PROC/NAME\nLENGTH\n" then the bytes), so a
+ * crashing input is a self-contained regression case:
+ *   fuzz_trace run CASE...                        replays cases (CTest keeps
  *                                                 the ones that once failed)
- *   fuzz_trace mutate SEEDS_DIR ITERATIONS SECONDS  mutates seed files; before
- *                                                 each run the input is saved
- *                                                 as ./last.case, so a crash
- *                                                 leaves it behind
+ *   fuzz_trace mutate SEEDS_DIR ITERATIONS SECONDS  mutates one file of a seed
+ *                                                 trace per run; the trace is
+ *                                                 saved as ./last.case first,
+ *                                                 so a crash leaves it behind
  * Any crash, leak or sanitizer report fails the test.
  */
 #include <dirent.h>
@@ -35,7 +35,7 @@
 #include "export/export.h"
 
 struct file {
-	char rel[512]; /* SEED/PROC/NAME */
+	char rel[800]; /* SEED/PROC/NAME */
 	uint8_t *data;
 	size_t len;
 };
@@ -70,7 +70,7 @@ static int load_seeds(const char *dir)
 {
 	DIR *d = opendir(dir), *p, *s;
 	struct dirent *a, *b, *c;
-	char path[1024];
+	char path[1100];
 
 	if (!d)
 		return -1;
@@ -179,35 +179,61 @@ static void read_all(const char *dir)
 	runs++;
 }
 
-/* Writes seed `seed` (the prefix of rel up to its first '/') with rel's content replaced. */
-static void run(const char *rel, const uint8_t *data, size_t len)
+/*
+ * Writes the trace of seed file `rel` (its other files as they are, rel's
+ * content replaced) to the work directory, and to ./last.case when saving.
+ */
+static void run(const char *rel, const uint8_t *data, size_t len, int save)
 {
 	size_t seedlen = strcspn(rel, "/");
+	FILE *c = save ? fopen("last.case", "wb") : NULL;
 	char dir[1024];
 
 	rmtree(work);
 	mkdir(work, 0700);
 	for (unsigned int i = 0; i < nfiles; i++)
 		if (!strncmp(files[i].rel, rel, seedlen) && files[i].rel[seedlen] == '/') {
-			if (!strcmp(files[i].rel, rel))
-				put(rel, data, len);
-			else
-				put(files[i].rel, files[i].data, files[i].len);
+			const uint8_t *d = strcmp(files[i].rel, rel) ? files[i].data : data;
+			size_t n = strcmp(files[i].rel, rel) ? files[i].len : len;
+
+			put(files[i].rel, d, n);
+			if (c) {
+				fprintf(c, "%s\n%zu\n", files[i].rel + seedlen + 1, n);
+				fwrite(d, 1, n, c);
+			}
 		}
+	if (c)
+		fclose(c);
 	snprintf(dir, sizeof dir, "%s/%.*s", work, (int)seedlen, rel);
 	read_all(dir);
 }
 
-/* A case: "SEED/PROC/NAME\n" then the file's bytes. */
+/* A case: entries "PROC/NAME\nLENGTH\n" + bytes, the files of one trace. */
 static int run_case(const uint8_t *c, size_t len)
 {
-	const uint8_t *nl = memchr(c, '\n', len < 600 ? len : 600);
-	char rel[600];
+	char dir[1024], rel[1200];
+	size_t pos = 0;
 
-	if (!nl)
-		return -1;
-	snprintf(rel, sizeof rel, "%.*s", (int)(nl - c), (const char *)c);
-	run(rel, nl + 1, len - (size_t)(nl + 1 - c));
+	rmtree(work);
+	mkdir(work, 0700);
+	while (pos < len) {
+		const uint8_t *nl = memchr(c + pos, '\n', len - pos);
+		const uint8_t *nl2 = nl ? memchr(nl + 1, '\n', len - (size_t)(nl + 1 - c)) : NULL;
+		unsigned long long n;
+
+		if (!nl || !nl2 || nl - (c + pos) > 900 ||
+		    sscanf((const char *)nl + 1, "%llu", &n) != 1 ||
+		    n > len - (size_t)(nl2 + 1 - c) || memchr(c + pos, '.', 1))
+			return -1;
+		snprintf(rel, sizeof rel, "case/%.*s", (int)(nl - (c + pos)),
+			 (const char *)c + pos);
+		if (strstr(rel, "/../"))
+			return -1;
+		put(rel, nl2 + 1, (size_t)n);
+		pos = (size_t)(nl2 + 1 - c) + (size_t)n;
+	}
+	snprintf(dir, sizeof dir, "%s/case", work);
+	read_all(dir);
 	return 0;
 }
 
@@ -294,29 +320,18 @@ static size_t mutate(uint8_t *b, size_t len, size_t cap)
 	return len;
 }
 
-static void save_case(const char *rel, const uint8_t *b, size_t len)
-{
-	FILE *f = fopen("last.case", "wb");
-
-	if (!f)
-		return;
-	fprintf(f, "%s\n", rel);
-	fwrite(b, 1, len, f);
-	fclose(f);
-}
-
 int main(int argc, char **argv)
 {
 	snprintf(work, sizeof work, "/dev/shm/ht-fuzz.%d", (int)getpid());
 	if (access("/dev/shm", W_OK))
 		snprintf(work, sizeof work, "/tmp/ht-fuzz.%d", (int)getpid());
-	if (argc < 3 || load_seeds(argv[2])) {
-		fprintf(stderr, "usage: fuzz_trace run SEEDS_DIR CASE... | "
+	if (argc < 3 || (strcmp(argv[1], "run") && load_seeds(argv[2]))) {
+		fprintf(stderr, "usage: fuzz_trace run CASE... | "
 				"mutate SEEDS_DIR ITERATIONS SECONDS\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "run")) {
-		for (int i = 3; i < argc; i++) {
+		for (int i = 2; i < argc; i++) {
 			size_t len;
 			uint8_t *c = load(argv[i], &len);
 
@@ -336,7 +351,7 @@ int main(int argc, char **argv)
 		/* The seeds themselves must read cleanly. */
 		for (unsigned int i = 0; i < nfiles; i++) {
 			cap = files[i].len > cap ? files[i].len : cap;
-			run(files[i].rel, files[i].data, files[i].len);
+			run(files[i].rel, files[i].data, files[i].len, 0);
 		}
 		if (rejected) {
 			fprintf(stderr, "fuzz_trace: a seed does not read cleanly\n");
@@ -352,8 +367,7 @@ int main(int argc, char **argv)
 				continue; /* TSDL text: the reader only checks it is ours */
 			memcpy(buf, f->data, f->len);
 			len = mutate(buf, f->len, cap);
-			save_case(f->rel, buf, len);
-			run(f->rel, buf, len);
+			run(f->rel, buf, len, 1);
 		}
 		free(buf);
 		printf("fuzz_trace: %ld iterations over %u seed files\n", it, nfiles);
