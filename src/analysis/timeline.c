@@ -75,6 +75,9 @@ struct ht_tl_stream {
 	uint64_t by_class[32];
 };
 
+/* What an event gives when it gives no record (timeline.noop): nothing, or a frame opened. */
+enum { NOOP_NONE = 1, NOOP_REGION_BEGIN = 2, NOOP_API_BEGIN = 3 };
+
 /* ---- the stream heap ---- */
 
 static inline int before(const struct ht_timeline *tl, unsigned int a, unsigned int b)
@@ -110,13 +113,25 @@ static void sift_down(struct ht_timeline *tl, size_t i)
 	}
 }
 
-/* Which heap child comes next after the top (call after the heap changed). */
+/*
+ * Which heap child comes next after the top, and its time (call after the
+ * heap changed). Only the top stream moves, so these stay true until then.
+ */
 static void find_second(struct ht_timeline *tl)
 {
 	if (tl->nheap > 2 && before(tl, tl->heap[2], tl->heap[1]))
 		tl->second = tl->heap[2];
 	else if (tl->nheap > 1)
 		tl->second = tl->heap[1];
+	tl->limit = tl->nheap > 1 ? tl->streams[tl->second].ts : UINT64_MAX;
+}
+
+/* Return: nonzero when the top stream si, its next event at ts, still comes first. */
+static inline int stays_first(const struct ht_timeline *tl, unsigned int si, uint64_t ts)
+{
+	if (ts != tl->limit)
+		return ts < tl->limit;
+	return tl->nheap < 2 || before(tl, si, tl->second);
 }
 
 static void sift_up(struct ht_timeline *tl, size_t i)
@@ -311,28 +326,32 @@ int ht_timeline_open(struct ht_timeline *tl, struct ht_trace *t, const struct ht
 		switch (id) {
 		case HT_EV_COUNTER:
 		case HT_EV_COUNTER_DOUBLE:
-			none = skip & 1u << HT_TL_COUNTER;
+			none = skip & 1u << HT_TL_COUNTER ? NOOP_NONE : 0;
 			break;
 		case HT_EV_INSTANT:
-			none = skip & 1u << HT_TL_INSTANT;
+			none = skip & 1u << HT_TL_INSTANT ? NOOP_NONE : 0;
+			break;
+		case HT_EV_REGION_BEGIN:
+			none = skip & 1u << HT_TL_SLICE_BEGIN ? NOOP_REGION_BEGIN : 0;
+			break;
+		case HT_EV_API_BEGIN:
+			none = skip & 1u << HT_TL_SLICE_BEGIN ? NOOP_API_BEGIN : 0;
 			break;
 		case HT_EV_CLOCK_ANCHOR:
-			none = !tl->opts.meta || skip & 1u << HT_TL_ANCHOR;
+			none = !tl->opts.meta || skip & 1u << HT_TL_ANCHOR ? NOOP_NONE : 0;
 			break;
 		case HT_EV_STRING_DEF:
 		case HT_EV_FN_DEF:
 		case HT_EV_PROCESS_INFO:
 		case HT_EV_DEVICE_INFO:
 		case HT_EV_QUEUE_INFO:
-			none = !tl->opts.meta || skip & 1u << HT_TL_DEFINITION;
+			none = !tl->opts.meta || skip & 1u << HT_TL_DEFINITION ? NOOP_NONE : 0;
 			break;
 		default:
 			none = 0;
 		}
-		tl->noop[id] = none != 0;
+		tl->noop[id] = (uint8_t)none;
 	}
-	po.allow_raw = tl->opts.allow_raw;
-	po.workers = tl->opts.workers > 0 ? tl->opts.workers : tl->opts.workers < 0 ? 0 : -1;
 	if (env && *env && !tl->opts.workers) {
 		char *end;
 		long v = strtol(env, &end, 10);
@@ -951,20 +970,26 @@ static int start(struct ht_timeline *tl)
  * of every other: a report over a trace of counters and regions spends a
  * third of its events here at a few cycles each.
  */
-static void skip_run(struct ht_timeline *tl, unsigned int si)
+static int skip_run(struct ht_timeline *tl, unsigned int si)
 {
 	struct ht_tl_stream *s = &tl->streams[si];
 	const struct ht_evref *ev = s->b->ev;
+	const uint8_t *buf = s->b->buf;
 	size_t i = s->i, n = s->b->n, i0 = i;
+	uint8_t k;
 
-	while (i < n && ev[i].id < 32 && tl->noop[ev[i].id]) {
-		s->ts = ev[i].ts;
+	while (i < n && ev[i].id < 32 && (k = tl->noop[ev[i].id])) {
+		/* a begin the consumer does not want still opens its frame */
+		if (k == NOOP_REGION_BEGIN &&
+		    push_frame(tl, s, ht_le32(buf + ev[i].off + HT_OFF_REGION_BEGIN_NAME), 1,
+			       ev[i].ts))
+			return -ENOMEM;
+		if (k == NOOP_API_BEGIN &&
+		    push_frame(tl, s, ht_le16(buf + ev[i].off + HT_OFF_API_BEGIN_FN), 0, ev[i].ts))
+			return -ENOMEM;
 		i++;
-		if (i < n && tl->nheap > 1) {
-			s->ts = ev[i].ts;
-			if (!before(tl, si, tl->second))
-				break;
-		}
+		if (i < n && !stays_first(tl, si, ev[i].ts))
+			break;
 	}
 	tl->events += i - i0;
 	s->events += i - i0;
@@ -974,11 +999,12 @@ static void skip_run(struct ht_timeline *tl, unsigned int si)
 		s->need = 1;
 	} else {
 		s->ts = ev[i].ts;
-		if (tl->nheap > 1 && !before(tl, si, tl->second)) {
+		if (!stays_first(tl, si, s->ts)) {
 			sift_down(tl, 0);
 			find_second(tl);
 		}
 	}
+	return 0;
 }
 
 int ht_timeline_next(struct ht_timeline *tl, const struct ht_tl_record **out)
@@ -1034,7 +1060,8 @@ int ht_timeline_next(struct ht_timeline *tl, const struct ht_tl_record **out)
 		}
 		e = &s->b->ev[s->i];
 		if (tl->noop[e->id & 31] && e->id < 32 && s->i && s->announced && !s->device) {
-			skip_run(tl, si);
+			if (skip_run(tl, si))
+				return nomem(tl);
 			continue;
 		}
 		if ((s->i == 0 || !s->announced) && (rc = announce(tl, si, e)) < 0)
@@ -1051,7 +1078,7 @@ int ht_timeline_next(struct ht_timeline *tl, const struct ht_tl_record **out)
 		} else {
 			s->ts = s->b->ev[s->i].ts;
 			/* the heap moves only when another stream's event comes first */
-			if (tl->nheap > 1 && !before(tl, si, tl->second)) {
+			if (!stays_first(tl, si, s->ts)) {
 				sift_down(tl, 0);
 				find_second(tl);
 			}

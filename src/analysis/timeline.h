@@ -156,6 +156,7 @@ struct ht_timeline {
 	unsigned int *heap;	      /* stream indices, ordered by their next event */
 	unsigned int nheap;
 	unsigned int second; /* the heap child that comes next after the top (nheap > 1) */
+	uint64_t limit;	     /* its next event's time (UINT64_MAX with one stream) */
 	int started;
 	int reorder;	  /* device commands wait for the enqueues before them (reorder window) */
 	uint8_t noop[32]; /* thread-class event ids that give no record (see skip_run) */
