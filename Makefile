@@ -2,7 +2,8 @@
 #   make demo    install deps, build, trace the bundled example, print `hetrace info`
 #   make check   install deps, build, run the whole CTest suite (what .ci/run runs)
 #   make build   build everything into build/
-#   make bench [BENCH=record|opencl|analysis|xpti]   run benchmarks (not pass/fail)
+#   make bench [BENCH=record|opencl|analysis|xpti|os|cuda]   run benchmarks (not pass/fail)
+#   make format  clang-format the C sources, generated files left out
 
 BUILD    ?= build
 JOBS     ?= $(shell nproc)
@@ -31,7 +32,7 @@ bench: deps build
 	@bash bench/run.sh $(BUILD) $(BENCH)
 
 format:
-	@git ls-files '*.c' '*.h' | xargs clang-format -i
+	@bash tools/format.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -263,13 +263,15 @@ static int api_enabled(const char *api, const char *name)
 
 /*
  * LD_PRELOAD: the recorder, then each source interposer that is built and
- * enabled, then whatever the user preloaded already.
+ * enabled (libhetrace-preload.so always: exec interposer, OS source), then
+ * whatever the user preloaded already.
  */
 static int set_preload(const char *libdir, const char *api)
 {
 	static const struct {
 		const char *api, *lib;
 	} sources[] = {
+		{NULL, "libhetrace-preload.so"},
 		{"opencl", "libhetrace-opencl.so"},
 	};
 	const char *old = getenv("LD_PRELOAD");
@@ -279,7 +281,7 @@ static int set_preload(const char *libdir, const char *api)
 	n = (size_t)snprintf(v, sizeof v, "%s/libhetrace.so.0", libdir);
 	for (size_t i = 0; i < sizeof sources / sizeof sources[0]; i++) {
 		snprintf(lib, sizeof lib, "%s/%s", libdir, sources[i].lib);
-		if (api_enabled(api, sources[i].api) && access(lib, R_OK) == 0)
+		if ((!sources[i].api || api_enabled(api, sources[i].api)) && access(lib, R_OK) == 0)
 			n += (size_t)snprintf(v + n, sizeof v - n, ":%s", lib);
 	}
 	if (old && *old)

@@ -5,10 +5,11 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/export.h"
 #include "format/format.h"
 
 /* Until set up: CLOCK_MONOTONIC ns, and a compact limit with a 2x margin. */
-struct ht_clock ht_clock_state = {0, 1u << (HT_EH_COMPACT_BITS - 1), 0};
+HT_EXPORT_BOUND struct ht_clock ht_clock_state = {0, 1u << (HT_EH_COMPACT_BITS - 1), 0};
 
 void ht_clock_setup(int use_tsc, double tsc_hz)
 {

@@ -10,10 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/export.h"
 #include "format/fntable.h"
 #include "format/format.h"
-
-#define HT_EXPORT __attribute__((visibility("default")))
 
 struct ht_stream;
 

@@ -10,11 +10,12 @@
  *   files (they are the parent's) and starts its own process directory on
  *   its next event. Strings interned before the fork keep their ids: the
  *   child re-emits the whole table into its own process stream.
- * - exec() ends the image's recording as exit does (core/exec.c); the new
- *   image loads libhetrace again through LD_PRELOAD and starts over in a
- *   directory of its own. A failed exec starts over the same way.
- * - With OS recording on, a thread's stream comes with its perf ring
- *   (core/os.h), drained at its packet switches, thread exit and process exit.
+ * - exec() ends the image's recording as exit does (the interposer of
+ *   libhetrace-preload.so calls ht_session_exec_prepare); the new image
+ *   loads libhetrace again through LD_PRELOAD and starts over in a directory
+ *   of its own. A failed exec starts over the same way.
+ * - Sources that registered hooks (core/source.h) are called when a thread's
+ *   stream opens and closes, at its packet switches, at fork, exec and exit.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,9 +32,9 @@
 #include <unistd.h>
 
 #include "core/config.h"
-#include "os/switches.h"
 #include "core/recorder.h"
 #include "core/session.h"
+#include "core/source.h"
 #include "ring/ring.h"
 #include "format/tsdl.h"
 
@@ -428,8 +429,7 @@ struct ht_stream *ht_session_thread_stream_slow(void)
 	prctl(PR_GET_NAME, tname);
 	tname[HT_PROCNAME_LEN - 1] = '\0';
 	HT_WRITE(s, thread_info, (&(struct ht_ev_thread_info){.tid = (int32_t)tid, .name = tname}));
-	if (S.cfg.os)
-		ht_os_thread_open(s, (int)tid); /* failures are noted in the trace */
+	ht_source_run_thread_open(s, (int)tid);
 	return s;
 drop:
 	if (__atomic_load_n(&ht_active, __ATOMIC_RELAXED))
@@ -450,7 +450,7 @@ static void thread_exit(void *arg)
 {
 	struct ht_stream *s = arg;
 
-	ht_os_thread_close(s);
+	ht_source_run_thread_close(s);
 	pthread_mutex_lock(&S.lock);
 	registry_remove(s);
 	ht_stream_destroy(s);
@@ -458,8 +458,9 @@ static void thread_exit(void *arg)
 	ht_tls_stream = HT_TLS_DEAD;
 }
 
-struct ht_stream *ht_session_stream_create(enum ht_stream_class sc, const char *prefix,
-					   uint32_t device, uint64_t queue)
+HT_EXPORT_BOUND struct ht_stream *ht_session_stream_create(enum ht_stream_class sc,
+							   const char *prefix, uint32_t device,
+							   uint64_t queue)
 {
 	struct ht_stream_params sp;
 	struct ht_stream *s = NULL;
@@ -484,7 +485,8 @@ struct ht_stream *ht_session_stream_create(enum ht_stream_class sc, const char *
 	return s;
 }
 
-int ht_session_with_process(int (*fn)(struct ht_stream *, struct ht_strtab *, void *), void *arg)
+HT_EXPORT_BOUND int
+ht_session_with_process(int (*fn)(struct ht_stream *, struct ht_strtab *, void *), void *arg)
 {
 	int r = -ENODEV;
 
@@ -532,6 +534,11 @@ uint32_t ht_session_intern_cached(struct ht_stream *s, const char *str)
 	return id;
 }
 
+HT_EXPORT_BOUND const struct ht_config *ht_session_borrow_config(void)
+{
+	return &S.cfg;
+}
+
 HT_EXPORT int ht_fn_table_register(const struct ht_fn_table *t)
 {
 	int r = 0;
@@ -576,12 +583,12 @@ static void forget_process_dir(void)
 static void fork_prepare(void)
 {
 	pthread_mutex_lock(&S.lock);
-	ht_os_fork_prepare();
+	ht_source_run_fork_prepare();
 }
 
 static void fork_parent(void)
 {
-	ht_os_fork_parent();
+	ht_source_run_fork_parent();
 	pthread_mutex_unlock(&S.lock);
 }
 
@@ -589,7 +596,7 @@ static void fork_child(void)
 {
 	struct ht_stream *s, *next;
 
-	ht_os_fork_child();
+	ht_source_run_fork_child();
 	/* Everything mapped here is the parent's: let go without writing. */
 	for (s = S.streams; s; s = next) {
 		next = s->next;
@@ -614,16 +621,17 @@ __attribute__((constructor)) static void session_load(void)
 		return;
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	ht_stream_on_error = on_stream_error;
-	ht_stream_on_packet = ht_os_on_packet;
+	ht_stream_on_packet = ht_source_run_packet_switch;
 	__atomic_store_n(&ht_active, 1, __ATOMIC_RELEASE);
 }
 
 /*
  * Ends the process's recording as exit does (S.lock held): the calling
- * thread's stream closed, every thread's OS ring drained, discard counts
- * brought up to date, then the final anchor (`how`: exit or exec) and the
- * process stream closed. Other threads' open packets are completed by
- * `hetrace record`; their streams stay registered.
+ * thread's stream closed, the sources' exit or exec hooks run (the OS
+ * source drains every thread's ring), discard counts brought up to date,
+ * then the final anchor (`how`: exit or exec) and the process stream
+ * closed. Other threads' open packets are completed by `hetrace record`;
+ * their streams stay registered.
  */
 static void close_process(enum ht_anchor_kind how)
 {
@@ -631,11 +639,11 @@ static void close_process(enum ht_anchor_kind how)
 	uint64_t lost = __atomic_load_n(&S.lost_no_stream, __ATOMIC_RELAXED);
 
 	if ((uintptr_t)s > (uintptr_t)HT_TLS_DEAD) {
-		ht_os_thread_close(s);
+		ht_source_run_thread_close(s);
 		registry_remove(s);
 		ht_stream_destroy(s);
 	}
-	ht_os_process_exit(S.proc); /* the other threads' rings */
+	ht_source_run_process_end(S.proc, how == HT_ANCHOR_EXEC);
 	for (struct ht_stream *o = S.streams; o; o = o->next)
 		ht_stream_sync_discarded(o);
 	if (lost)
@@ -659,7 +667,7 @@ __attribute__((destructor)) static void session_unload(void)
 	pthread_mutex_unlock(&S.lock);
 }
 
-void ht_session_exec(void)
+HT_EXPORT_BOUND void ht_session_exec_prepare(void)
 {
 	/* A vfork child shares our memory but is another process: hands off. */
 	if (!S.cfg.dir || getpid() != S.pid)
@@ -673,7 +681,7 @@ void ht_session_exec(void)
 	pthread_mutex_unlock(&S.lock);
 }
 
-void ht_session_exec_failed(void)
+HT_EXPORT_BOUND void ht_session_exec_failed(void)
 {
 	if (!S.cfg.dir || getpid() != S.pid)
 		return;

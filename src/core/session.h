@@ -93,12 +93,4 @@ static inline uint8_t *ht_event_begin(struct ht_stream *s, uint32_t id, size_t p
 /* The same, stamped now. */
 #define HT_WRITE(s, cls, ev) HT_WRITE_AT(s, cls, ev, ht_clock_raw())
 
-/*
- * exec() of this process is about to run: ends its recording as exit would,
- * with an "exec" anchor. Nothing in a vfork child or before any event.
- */
-void ht_session_exec(void);
-/* The exec failed: the process records on, in a new directory from its next event. */
-void ht_session_exec_failed(void);
-
 #endif

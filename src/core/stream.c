@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/stream.h"
+#include "core/export.h"
 #include "common/io.h"
 #include "ring/ring.h"
 
@@ -272,7 +273,7 @@ static void close_packet(struct ht_stream *s, const struct ht_anchor *a)
 	s->pkt = s->pos = s->end = NULL;
 }
 
-uint8_t *ht_stream_reserve_slow(struct ht_stream *s, size_t need)
+HT_EXPORT_BOUND uint8_t *ht_stream_reserve_slow(struct ht_stream *s, size_t need)
 {
 	struct ht_anchor a;
 
@@ -288,7 +289,7 @@ uint8_t *ht_stream_reserve_slow(struct ht_stream *s, size_t need)
 		return NULL;
 	}
 	open_packet(s, &a);
-	if (s->os && ht_stream_on_packet)
+	if (s->sources && ht_stream_on_packet)
 		ht_stream_on_packet(s, need); /* leaves `need` bytes free */
 	return s->pos;
 }

@@ -39,6 +39,9 @@
 #include "core/lock.h"
 #include "format/format.h"
 
+/* Sources that may register hooks with the core (core/source.h). */
+#define HT_SOURCES_MAX 4
+
 struct ht_stream_params {
 	enum ht_stream_class sc;
 	int vpid;
@@ -90,7 +93,9 @@ struct ht_stream {
 		uint32_t id;
 	} strcache[32];
 	struct ht_stream *next, *prev; /* session registry */
-	void *os; /* thread streams: the thread's OS ring (core/os.h), drained at packet switch */
+	/* Thread streams: each registered source's state for this thread (core/source.h). */
+	void *source[HT_SOURCES_MAX];
+	unsigned int sources; /* bit i: source[i] is set (the packet hook runs) */
 	char name[48];
 };
 
@@ -121,8 +126,9 @@ extern struct ht_doorbell *ht_stream_doorbell;
 /* Called when a packet write first fails after a success; set by the session. */
 extern void (*ht_stream_on_error)(struct ht_stream *s, int err);
 /*
- * Called after a stream with an OS ring (s->os) opened a new packet, by its
- * owner; may write events as long as `need` bytes stay free. Set by the session.
+ * Called after a stream where sources keep state (s->sources) opened a new
+ * packet, by its owner; may write events as long as `need` bytes stay free.
+ * Set by the session.
  */
 extern void (*ht_stream_on_packet)(struct ht_stream *s, size_t need);
 

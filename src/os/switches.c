@@ -1,6 +1,24 @@
 /*
- * OS scheduling source: perf_event context-switch rings per thread, drained
- * into cpu_state events (see os.h).
+ * OS scheduling source, per-thread method (seed 000 §4.7): context-switch
+ * records of the traced threads from perf_event, turned into running /
+ * preempted / blocked intervals (cpu_state events) on the trace. It runs in
+ * the traced process (libhetrace-preload.so) where `hetrace record` cannot
+ * read per-CPU events itself (os/percpu.c, which the traced threads pay
+ * nothing for); it plugs into the recorder through hooks (core/source.h).
+ *
+ * Each thread that gets a stream opens a perf "dummy" software event on
+ * itself (unprivileged: own threads only) whose ring holds its switch-in /
+ * switch-out records with CLOCK_MONOTONIC times. No thread is added and
+ * nothing runs per application event: a ring is drained by its own thread
+ * when that thread's stream switches packets (which also drains other
+ * threads' rings that are filling up), at thread exit, and at process exit
+ * or exec (the exiting thread then drains every other thread's ring). The
+ * kernel switches each traced thread's perf context with the thread, which
+ * the thread pays for at every context switch. A ring that fills up between
+ * drains makes the kernel drop records; those are counted (lost, kind
+ * os_record).
+ *
+ * Locks: the session lock is taken before the OS lock, never after.
  *
  * Ring protocol: the kernel is the only producer (data_head), and one
  * consumer at a time moves data_tail; `busy` elects that consumer between
@@ -30,9 +48,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "os/switches.h"
+#include "core/config.h"
 #include "core/recorder.h"
 #include "core/session.h"
+#include "core/source.h"
 
 /*
  * Ring data size: 4 packets of the thread's stream, then smaller when the
@@ -170,19 +189,25 @@ static struct ht_stream *out_stream(void)
 	return o;
 }
 
-int ht_os_thread_open(struct ht_stream *s, int tid)
+/*
+ * thread_open hook: opens the calling thread's perf ring for s, the thread's
+ * new stream. Where perf_event is refused, records the reason once in the
+ * process stream (os_status) and stops trying when retrying cannot help.
+ * Return: the ring, or NULL.
+ */
+static void *os_thread_open(struct ht_stream *s, int tid)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	struct ht_os_ring *r;
 	int err = ENOMEM;
 
 	if (__atomic_load_n(&os_off, __ATOMIC_RELAXED))
-		return -EPERM;
+		return NULL;
 	if (!out_stream())
-		return -ENOSPC; /* no stream to write intervals to: counted by the session */
+		return NULL; /* no stream to write intervals to: counted by the session */
 	r = calloc(1, sizeof *r);
 	if (!r)
-		return -ENOMEM;
+		return NULL;
 	r->tid = tid;
 	r->read_lost = 1;
 	r->fd = perf_open(tid, 1);
@@ -204,14 +229,14 @@ int ht_os_thread_open(struct ht_stream *s, int tid)
 				     "(perf_event_paranoid "
 				     "%d); its CPU states are not recorded",
 				     "OS scheduling partial");
-			return -err;
+			return NULL;
 		default:
 			/* Refused (paranoid level, seccomp, container) or unsupported: for good. */
 			__atomic_store_n(&os_off, 1, __ATOMIC_RELAXED);
 			note(HT_OS_OFF, err,
 			     "%s: perf_event_open: %s (kernel.perf_event_paranoid = %d)",
 			     "OS scheduling not recorded");
-			return -err;
+			return NULL;
 		}
 	}
 	for (size_t data = s->p.packet_size * RING_PACKETS;
@@ -235,9 +260,10 @@ int ht_os_thread_open(struct ht_stream *s, int tid)
 		     "%s: cannot map a perf ring for a thread: %s (perf_event_paranoid %d; raise "
 		     "ulimit -l or kernel.perf_event_mlock_kb); its CPU states are not recorded",
 		     "OS scheduling partial");
-		return -err;
+		return NULL;
 	}
-	note(HT_OS_ON, 0, "%s%.0s (perf_event_paranoid %d)", "OS scheduling recorded");
+	note(HT_OS_ON, 0, "%s%.0s (perf_event_paranoid %d)",
+	     "OS scheduling recorded: per-thread context switches");
 	/* The thread runs now: that is its first state. */
 	r->known = 1;
 	r->state = HT_CPU_RUNNING;
@@ -249,8 +275,7 @@ int ht_os_thread_open(struct ht_stream *s, int tid)
 		rings->prev = r;
 	rings = r;
 	pthread_mutex_unlock(&os_lock);
-	s->os = r;
-	return 0;
+	return r;
 }
 
 /* ---- draining ---- */
@@ -399,11 +424,14 @@ static uint64_t pending(const struct ht_os_ring *r)
 	       __atomic_load_n(&meta->data_tail, __ATOMIC_RELAXED);
 }
 
-void ht_os_on_packet(struct ht_stream *s, size_t need)
+/* packet_switch hook of thread streams: drains the thread's ring (intervals go to the OS stream).
+ */
+static void os_packet_switch(struct ht_stream *s, void *state, size_t need)
 {
-	struct ht_os_ring *own = s->os;
+	struct ht_os_ring *own = state;
 	struct ht_stream *out = __atomic_load_n(&os_out, __ATOMIC_ACQUIRE);
 
+	(void)s;
 	(void)need; /* intervals go to the OS stream, not into s */
 	if (!own || !out || !try_busy(own))
 		return; /* busy: process exit is draining it */
@@ -438,12 +466,12 @@ static int wait_busy(struct ht_os_ring *r)
 	return 0;
 }
 
-void ht_os_thread_close(struct ht_stream *s)
+/* thread_close hook: last drain (the thread runs up to now), then closes its ring. */
+static void os_thread_close(struct ht_stream *s, void *state)
 {
-	struct ht_os_ring *r = s->os;
+	struct ht_os_ring *r = state;
 
-	if (!r)
-		return;
+	(void)s;
 	pthread_mutex_lock(&os_lock);
 	if (r->prev)
 		r->prev->next = r->next;
@@ -458,11 +486,14 @@ void ht_os_thread_close(struct ht_stream *s)
 		drain(r, os_out, 0, 1);
 		ht_lock_give(&os_out->lock);
 	}
-	s->os = NULL;
 	ring_free(r);
 }
 
-void ht_os_process_exit(struct ht_stream *proc)
+/*
+ * exit and exec hooks (session lock held): drains every remaining thread's
+ * ring into the OS stream (else proc), closing each thread's state at now.
+ */
+static void os_process_end(struct ht_stream *proc)
 {
 	struct ht_stream *out = os_out ? os_out : proc;
 
@@ -481,17 +512,17 @@ void ht_os_process_exit(struct ht_stream *proc)
 	pthread_mutex_unlock(&os_lock);
 }
 
-void ht_os_fork_prepare(void)
+static void os_fork_prepare(void)
 {
 	pthread_mutex_lock(&os_lock);
 }
 
-void ht_os_fork_parent(void)
+static void os_fork_parent(void)
 {
 	pthread_mutex_unlock(&os_lock);
 }
 
-void ht_os_fork_child(void)
+static void os_fork_child(void)
 {
 	struct ht_os_ring *r, *next;
 
@@ -510,4 +541,25 @@ void ht_os_fork_child(void)
 	noted_off = noted_partial = noted_on = 0;
 	os_out = NULL; /* the parent's: the session has let go of it */
 	pthread_mutex_unlock(&os_lock);
+}
+
+static const struct ht_source_hooks os_hooks = {
+    .name = "os",
+    .thread_open = os_thread_open,
+    .thread_close = os_thread_close,
+    .packet_switch = os_packet_switch,
+    .fork_prepare = os_fork_prepare,
+    .fork_parent = os_fork_parent,
+    .fork_child = os_fork_child,
+    .exec = os_process_end,
+    .exit = os_process_end,
+};
+
+/* Registers the source where this process records with OS scheduling on (HETRACE_OS). */
+__attribute__((constructor)) static void os_load(void)
+{
+	const struct ht_config *cfg = ht_session_borrow_config();
+
+	if (cfg->dir && cfg->os)
+		ht_source_register(&os_hooks);
 }

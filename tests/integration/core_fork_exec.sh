@@ -3,7 +3,8 @@
 # switches kept) and the new image gets its own directory (same pid); a failed
 # exec goes on recording in a new directory; a vfork child's exec leaves the
 # parent's recording alone.
-# system() and posix_spawn children are traced too.
+# system() and posix_spawn children are traced too. Programs linked with
+# -lhetrace and programs that are not (exec_prog) alike.
 . "$(dirname "$0")/lib.sh"
 "$HT" record -q -o f -- "$PROG" fork 100 || fail "fork: record exited $?"
 dump f d.txt
@@ -34,6 +35,14 @@ assert_eq "$(grep -c "^$pre .* clock_anchor kind=exit" d2.txt)" 0 "exec: no exit
 assert_eq "$(grep -c "^$post .* clock_anchor kind=exit" d2.txt)" 1 "exec: the new image's exit"
 "$HT" info e | grep -q "ended in exec" || fail "exec: info does not say the image ended in exec"
 check_valid e
+
+# A program not linked with libhetrace (glibc-versioned exec references) too.
+"$HT" record -q -o n -- "$BUILD/bin/exec_prog" exec 10 2>n.err || fail "exec (unlinked): record exited $?"
+! grep -q salvaged n.err || fail "exec (unlinked): the image before exec looked killed: $(cat n.err)"
+dump n dn.txt
+pre=$(awk '/ name=before-exec$/ { print $1 }' dn.txt | sort -u)
+assert_eq "$(count ' region_begin name=after-exec$' dn.txt)" 10 "exec (unlinked): events after exec"
+assert_eq "$(grep -c "^$pre .* clock_anchor kind=exec" dn.txt)" 1 "exec (unlinked): the exec anchor"
 
 "$HT" record -q -o x -- "$PROG" execfail 20 >x.out || fail "execfail: record exited $?"
 assert_eq "$(cat x.out)" "execv: -1 errno ENOENT" "execfail: what the program saw"

@@ -1,11 +1,14 @@
 /*
- * The exec family, interposed: before an exec replaces the image, its
- * recording is ended as at exit (ht_session_exec: the calling thread's
- * stream and the process stream closed, every thread's OS switches drained,
- * an "exec" anchor), so the image ends like one that exited instead of
- * looking killed, and its last context switches are kept. The new image
- * loads libhetrace again and records into its own directory. When the exec
- * fails, the process records on, in a new directory too.
+ * The exec family, interposed (in libhetrace-preload.so, which `hetrace
+ * record` preloads; a program linked with -lhetrace for annotations keeps
+ * the real ones): before an exec replaces the image, its recording is ended
+ * as at exit (ht_session_exec_prepare: the calling thread's stream and the
+ * process stream closed, the sources' exec hooks run, so the OS source
+ * drains every thread's switches, an "exec" anchor), so the image ends like
+ * one that exited instead of looking killed, and its last context switches
+ * are kept. The new image loads libhetrace again and records into its own
+ * directory. When the exec fails, the process records on, in a new
+ * directory too.
  *
  * glibc's exec functions call execve internally, past any interposer, so
  * each entry point is wrapped. The l-variants build their argument vector
@@ -18,8 +21,8 @@
 #include <stddef.h>
 #include <unistd.h>
 
-#include "core/session.h"
 #include "core/recorder.h"
+#include "core/source.h"
 
 extern char **environ;
 
@@ -54,7 +57,7 @@ static int run(enum exec_kind kind, int fd, const char *path, char *const argv[]
 		}
 		__atomic_store_n(&fns[kind], fn, __ATOMIC_RELAXED);
 	}
-	ht_session_exec();
+	ht_session_exec_prepare();
 	switch (kind) {
 	case EXEC_VE:
 	case EXEC_VPE: /* the same signature */

@@ -1,0 +1,88 @@
+/*
+ * How an event source plugs into the recorder: it registers a table of hooks
+ * (LTTng's probe registration, libbpf's ops), and the core calls every
+ * registered table at the few points of a process's life where a source may
+ * have work of its own: a thread's stream opened or closed, a packet switch,
+ * fork, exec and exit. The core includes no source; a source that needs none
+ * of these points (OpenCL, CUDA, XPTI) just calls the emitters of
+ * core/recorder.h.
+ *
+ * Nothing here runs per event: the per-event path of a stream with hooked
+ * state is the same as any other's (the packet-switch hook runs in
+ * ht_stream_reserve_slow, once per packet). A source keeps per-thread state
+ * in its slot of the thread's stream (what thread_open returned), handed
+ * back to its other thread hooks.
+ *
+ * Exported from libhetrace.so for hetrace's own source libraries
+ * (libhetrace-preload.so registers the OS source); not an installed API.
+ */
+#ifndef HT_SOURCE_H
+#define HT_SOURCE_H
+
+#include <stddef.h>
+
+#include "core/stream.h"
+
+struct ht_config;
+
+/* Hooks of one source; any may be NULL. Locks: see each. */
+struct ht_source_hooks {
+	const char *name;
+	/*
+	 * The calling thread's stream s (thread id tid) was just created, no
+	 * lock held. Return: the source's state for this thread, kept in its
+	 * slot of s, or NULL for none.
+	 */
+	void *(*thread_open)(struct ht_stream *s, int tid);
+	/* The calling thread's stream is closing (thread exit, or exit/exec of the process). */
+	void (*thread_close)(struct ht_stream *s, void *state);
+	/*
+	 * s, a stream where this source has state, opened a new packet; run by
+	 * s's owner. May write into s as long as `need` bytes stay free.
+	 */
+	void (*packet_switch)(struct ht_stream *s, void *state, size_t need);
+	/* fork(), inside the session's handlers (session lock held). */
+	void (*fork_prepare)(void);
+	void (*fork_parent)(void);
+	void (*fork_child)(void);
+	/*
+	 * The image is about to exec, or the process exits: the calling
+	 * thread's stream is closed already (thread_close ran), the session
+	 * lock is held, proc is the process stream, still open.
+	 */
+	void (*exec)(struct ht_stream *proc);
+	void (*exit)(struct ht_stream *proc);
+};
+
+/*
+ * Registers a source's hooks (once, from its constructor: threads whose
+ * stream opened earlier get no thread_open). The table must outlive the
+ * process. Return: 0; -EINVAL; -ENOSPC when HT_SOURCES_MAX are registered.
+ */
+int ht_source_register(const struct ht_source_hooks *h);
+
+/* The recorder's settings (read-only, owned by the session). */
+const struct ht_config *ht_session_borrow_config(void);
+
+/*
+ * For the exec interposer (libhetrace-preload.so): exec() of this process
+ * is about to run: ends its recording as exit would, with an "exec" anchor.
+ * Nothing in a vfork child or before any event.
+ */
+void ht_session_exec_prepare(void);
+/* The exec failed: the process records on, in a new directory from its next event. */
+void ht_session_exec_failed(void);
+
+/* ---- called by the session (internal to libhetrace) ---- */
+
+void ht_source_run_thread_open(struct ht_stream *s, int tid);
+void ht_source_run_thread_close(struct ht_stream *s);
+/* The packet hook of streams with source state (ht_stream_on_packet). */
+void ht_source_run_packet_switch(struct ht_stream *s, size_t need);
+void ht_source_run_fork_prepare(void);
+void ht_source_run_fork_parent(void);
+void ht_source_run_fork_child(void);
+/* exec: nonzero for exec, 0 for exit. */
+void ht_source_run_process_end(struct ht_stream *proc, int exec);
+
+#endif
