@@ -904,6 +904,7 @@ static int take(struct ht_timeline *tl, unsigned int si, const struct ht_evref *
 		r->tid = 0;
 		r->cmd_kind =
 		    u.lost.kind < HT_LOST_KIND_COUNT ? u.lost.kind : HT_LOST_DEVICE_RECORD;
+		r->count = u.lost.count;
 		r->value = (double)u.lost.count;
 		break;
 	case HT_EV_CPU_STATE:
