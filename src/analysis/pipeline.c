@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "analysis/pipeline.h"
 #include "common/grow.h"
 
@@ -38,24 +39,6 @@ static int fail(struct ht_read_error *err, const char *file, uint64_t off, int c
 	err->offset = off;
 	snprintf(err->msg, sizeof err->msg, "%s", msg);
 	return code;
-}
-
-static int read_at(int fd, uint8_t *dst, size_t len, uint64_t off)
-{
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t n = pread(fd, dst + got, len - got, (off_t)(off + got));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (int)got;
 }
 
 /* The invariants that tie a packet to the one before it in its stream. */
@@ -103,7 +86,7 @@ static struct ht_pipe_slot *claim(struct ht_pipe *p, struct ht_pipe_stream *s)
 		return NULL;
 	}
 	left = s->file_size - off;
-	n = read_at(s->fd, ctx, left < sizeof ctx ? (size_t)left : sizeof ctx, off);
+	n = (int)ht_pread_full(s->fd, ctx, left < sizeof ctx ? (size_t)left : sizeof ctx, off);
 	memset(&sl->err, 0, sizeof sl->err);
 	if (n < 0) {
 		sl->rc = fail(&sl->err, s->path, off, n, strerror(-n));
@@ -169,7 +152,7 @@ static int decode(struct ht_pipe *p, struct ht_pipe_stream *s, struct ht_pipe_sl
 		b->buf = nb;
 		b->cap = size;
 	}
-	n = read_at(s->fd, b->buf, size, off);
+	n = (int)ht_pread_full(s->fd, b->buf, size, off);
 	if (n < 0)
 		return fail(&sl->err, s->path, off, n, strerror(-n));
 	rc = ht_packet_decode(&b->pk, b->buf, (size_t)n, off, &sl->err);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "analysis/trace.h"
 
 static int fail(struct ht_read_error *err, const char *file, uint64_t off, int code,
@@ -273,24 +274,6 @@ void ht_stream_reader_close(struct ht_stream_reader *r)
 	r->buf = NULL;
 }
 
-static int read_at(struct ht_stream_reader *r, uint8_t *dst, size_t len, uint64_t off)
-{
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t n = pread(r->fd, dst + got, len - got, (off_t)(off + got));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (int)got;
-}
-
 static int ensure_cap(struct ht_stream_reader *r, size_t need)
 {
 	if (r->cap >= need)
@@ -352,7 +335,8 @@ int ht_stream_reader_next_packet(struct ht_stream_reader *r, struct ht_read_erro
 	rc = ensure_cap(r, HT_PC_DEVICE_END);
 	if (rc)
 		return fail(err, r->path, off, rc, strerror(-rc));
-	n = read_at(r, r->buf, left < HT_PC_DEVICE_END ? (size_t)left : HT_PC_DEVICE_END, off);
+	n = (int)ht_pread_full(r->fd, r->buf,
+			       left < HT_PC_DEVICE_END ? (size_t)left : HT_PC_DEVICE_END, off);
 	if (n < 0)
 		return fail(err, r->path, off, n, strerror(-n));
 	rc = ht_packet_decode(&r->pk, r->buf, (size_t)n, off, err);
@@ -360,7 +344,7 @@ int ht_stream_reader_next_packet(struct ht_stream_reader *r, struct ht_read_erro
 		rc = ensure_cap(r, r->pk.size);
 		if (rc)
 			return fail(err, r->path, off, rc, strerror(-rc));
-		n = read_at(r, r->buf, r->pk.size, off);
+		n = (int)ht_pread_full(r->fd, r->buf, r->pk.size, off);
 		if (n < 0)
 			return fail(err, r->path, off, n, strerror(-n));
 		rc = ht_packet_decode(&r->pk, r->buf, (size_t)n, off, err);
