@@ -519,6 +519,8 @@ static void test_metadata(void)
 	xpti_object_id_t v, v2;
 	xpti_object_data_t d;
 	char key[16], *tmp;
+	uint64_t u;
+	int64_t i64;
 
 	xpti_payload_init_name(&p, "md_event");
 	ev = xptiMakeEvent("", &p, XPTI_EVENT_ALGORITHM, XPTI_ACTIVITY_ACTIVE, &inst);
@@ -556,7 +558,8 @@ static void test_metadata(void)
 	CHECK_EQ(xptiMetadataFind(md, xptiRegisterString("u64", &tmp), &v), XPTI_RESULT_SUCCESS);
 	d = xptiLookupObject(v);
 	CHECK(d.size == 8 && d.type == XPTI_METADATA_UNSIGNED_INTEGER);
-	CHECK(d.data && *(const uint64_t *)(const void *)d.data == 0x1122334455667788ULL);
+	memcpy(&u, d.data, sizeof(u)); /* object bytes are not aligned */
+	CHECK(u == 0x1122334455667788ULL);
 	CHECK_EQ(xptiMetadataFind(md, xptiRegisterString("str", &tmp), &v), XPTI_RESULT_SUCCESS);
 	d = xptiLookupObject(v);
 	CHECK(d.size == 5 && d.type == XPTI_METADATA_STRING && memcmp(d.data, "hello", 5) == 0);
@@ -569,7 +572,8 @@ static void test_metadata(void)
 	CHECK_EQ(xptiMetadataGet(md, 36, &k, &v), XPTI_RESULT_SUCCESS);
 	CHECK(strcmp(xptiLookupString(k), "key29") == 0);
 	d = xptiLookupObject(v);
-	CHECK(d.size == 8 && *(const int64_t *)(const void *)d.data == 29);
+	memcpy(&i64, d.data, sizeof(i64));
+	CHECK(d.size == 8 && i64 == 29);
 }
 
 static void *other_thread(void *arg)
