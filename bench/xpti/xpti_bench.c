@@ -377,13 +377,18 @@ static int semantic(struct bench *b, const struct ht_bench_opts *o)
 				make_tp(b, i, "foo.cpp");
 			for (int i = 0; i < b->n; i++) {
 				xpti_trace_event_data_t *ev = b->events[i];
-				const xpti_payload_t *p;
+				const xpti_payload_t *p, *p0;
 
+				/* each visit is a new instance of the same trace point */
 				make_tp(b, i, "foo.cpp");
 				p = xptiQueryPayload(b->events[i]);
+				p0 = ev ? xptiQueryPayload(ev) : NULL;
 				total += 3;
-				pass += ev && b->events[i] == ev;
-				pass += ev && xptiFindEvent(ev->unique_id) == ev;
+				pass += ev && b->events[i] && b->events[i] != ev && p && p0 &&
+					p->uid.p1 == p0->uid.p1 && p->uid.p2 == p0->uid.p2 &&
+					b->events[i]->instance_id == 2;
+				pass += ev && xptiFindEvent(ev->unique_id) == ev &&
+					xptiFindEvent(b->events[i]->unique_id) == b->events[i];
 				pass +=
 				    p && !strcmp(p->name, b->names[i]) && p->line_no == (uint32_t)i;
 			}

@@ -32,12 +32,24 @@
 	X(xptiUnregisterStream)                                                                    \
 	X(xptiRegisterUserDefinedTracePoint)                                                       \
 	X(xptiRegisterUserDefinedEventType)                                                        \
+	X(xptiGetEffectiveStreamDetailLevel)                                                       \
 	X(xptiRegisterPayload)                                                                     \
 	X(xptiMakeEvent)                                                                           \
 	X(xptiFindEvent)                                                                           \
 	X(xptiQueryPayload)                                                                        \
 	X(xptiQueryPayloadByUID)                                                                   \
 	X(xptiReleaseEvent)                                                                        \
+	X(xptiLookupPayload)                                                                       \
+	X(xptiLookupEvent)                                                                         \
+	X(xptiCreateTracepoint)                                                                    \
+	X(xptiDeleteTracepoint)                                                                    \
+	X(xptiRegisterTracepointScope)                                                             \
+	X(xptiGetTracepointScopeData)                                                              \
+	X(xptiSetTracepointScopeData)                                                              \
+	X(xptiUnsetTracepointScopeData)                                                            \
+	X(xptiEnableTracepointScopeNotification)                                                   \
+	X(xptiCheckTracepointScopeNotification)                                                    \
+	X(xptiGetTracepointData)                                                                   \
 	X(xptiRegisterCallback)                                                                    \
 	X(xptiUnregisterCallback)                                                                  \
 	X(xptiNotifySubscribers)                                                                   \

@@ -187,16 +187,16 @@ bool ht_xpti_callbacks_disable_stream(uint8_t sid)
 	return any;
 }
 
-XPTI_EXPORT_API bool xptiCheckTraceEnabled(uint16_t stream, uint16_t trace_type)
+XPTI_EXPORT_API bool xptiCheckTraceEnabled(uint8_t stream, uint16_t trace_type)
 {
 	ht_xpti_cbslot *slot;
 
 	if (!atomic_load_explicit(&ht_xpti_enabled, memory_order_relaxed) || stream == 0 ||
-	    stream >= 255)
+	    stream == XPTI_INVALID_STREAM_ID)
 		return false;
 	if (trace_type == 0)
 		return atomic_load_explicit(&ht_xpti_stream_active[stream], memory_order_acquire);
-	slot = ht_xpti_slot((uint8_t)stream, trace_type);
+	slot = ht_xpti_slot(stream, trace_type);
 	return slot && atomic_load_explicit(slot, memory_order_acquire);
 }
 

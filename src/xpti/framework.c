@@ -1,12 +1,14 @@
 /*
  * Framework lifecycle of the dispatcher: lazy start on the first API call (read
- * XPTI_TRACE_ENABLE, load the XPTI_SUBSCRIBERS libraries in the order listed), stream
- * announcement to subscribers (xptiTraceInit once per subscriber and stream), the reference
- * count of xptiFrameworkInitialize/Finalize, and shutdown. Shutdown turns tracing off, waits
- * for notifications in flight (per-thread counters + a process-wide barrier, so the
- * notification path pays no fence), then calls xptiTraceFinish for every stream still open.
- * Subscribers are never unloaded and memory is kept, so nothing can be used after it is gone;
- * API calls after shutdown return inert values.
+ * XPTI_TRACE_ENABLE and HETRACE_XPTI_EVENTS, register the default stream "xpti.framework",
+ * load the XPTI_SUBSCRIBERS libraries in the order listed), stream announcement to subscribers
+ * (xptiTraceInit once per subscriber and stream, upstream calls it on every xptiInitialize;
+ * the first announcement also announces the default stream, as upstream does) with the
+ * stream's effective detail level, the reference count of xptiFrameworkInitialize/Finalize,
+ * and shutdown. Shutdown turns tracing off, waits for notifications in flight (per-thread
+ * counters + a process-wide barrier, so the notification path pays no fence), then calls
+ * xptiTraceFinish for every stream still open. Subscribers are never unloaded and memory is
+ * kept, so nothing can be used after it is gone; API calls after shutdown return inert values.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -22,20 +24,24 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "subscriber_check.h"
 #include "xpti_internal.h"
 
 #define HT_XPTI_MAX_SUBSCRIBERS 64
 #define HT_XPTI_CLOSING		3 /* shutdown in progress: still usable, no new notifications */
+#define HT_XPTI_DEFAULT_STREAM	"xpti.framework"
 
 struct ht_xpti_subscriber {
 	char *path;
 	void *handle;
 	xpti_plugin_init_t init;
 	xpti_plugin_fini_t fini;
+	xpti_query_subscriber_stream_detail_level_t detail; /* optional */
 };
 
 _Atomic int ht_xpti_state;
 _Atomic bool ht_xpti_enabled;
+bool ht_xpti_shared_events;
 __thread struct ht_xpti_thread *ht_xpti_self __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t fw_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -47,6 +53,11 @@ static struct ht_xpti_subscriber fw_subs[HT_XPTI_MAX_SUBSCRIBERS];
 static _Atomic int fw_nsubs;
 /* Per stream id: bit i set once subscriber i got xptiTraceInit for it. */
 static _Atomic uint64_t fw_stream_inited[256];
+/* Per stream id: the effective detail level (NORMAL until the stream is announced). */
+static _Atomic uint8_t fw_detail[256] = {[0 ... 255] = XPTI_STREAM_DETAIL_LEVEL_NORMAL};
+/* The default stream was announced / finished (once each, on the first xptiInitialize /
+ * xptiFinalize). */
+static _Atomic bool fw_default_announced, fw_default_finished;
 
 static _Atomic(struct ht_xpti_thread *) thr_head;
 static pthread_key_t thr_key;
@@ -174,7 +185,7 @@ static bool ht_xpti_env_enabled(void)
 static void ht_xpti_load_subscriber(const char *path)
 {
 	struct ht_xpti_subscriber *s;
-	char real[PATH_MAX];
+	char real[PATH_MAX], why[256];
 	int n = atomic_load_explicit(&fw_nsubs, memory_order_relaxed);
 	void *h;
 
@@ -198,11 +209,10 @@ static void ht_xpti_load_subscriber(const char *path)
 	s = &fw_subs[n];
 	*(void **)&s->init = dlsym(h, "xptiTraceInit");
 	*(void **)&s->fini = dlsym(h, "xptiTraceFinish");
+	*(void **)&s->detail = dlsym(h, "xptiQuerySubscriberStreamDetailLevel");
 	s->path = strdup(real);
-	if (!s->init || !s->fini || !s->path) {
-		ht_xpti_warn("subscriber '%s' skipped: it does not export xptiTraceInit and "
-			     "xptiTraceFinish",
-			     path);
+	if (!s->path || ht_xpti_subscriber_check(real, s->init && s->fini, why, sizeof(why)) != 0) {
+		ht_xpti_warn("subscriber '%s' skipped: %s", path, s->path ? why : strerror(ENOMEM));
 		free(s->path);
 		memset(s, 0, sizeof(*s));
 		dlclose(h);
@@ -236,6 +246,19 @@ static void ht_xpti_load_subscribers(void)
 	free(copy);
 }
 
+/* HETRACE_XPTI_EVENTS: "instance" (Intel's model, the default) or "shared". */
+static bool ht_xpti_env_shared_events(void)
+{
+	const char *v = getenv("HETRACE_XPTI_EVENTS");
+
+	if (!v || !v[0] || !strcmp(v, "instance"))
+		return false;
+	if (!strcmp(v, "shared"))
+		return true;
+	ht_xpti_warn("HETRACE_XPTI_EVENTS='%.64s' is not instance or shared; using instance", v);
+	return false;
+}
+
 static void ht_xpti_shutdown(uint64_t drain_ms);
 
 static void ht_xpti_at_exit(void)
@@ -258,6 +281,8 @@ bool ht_xpti_live_slow(void)
 		fw_in_init = true;
 		fw_membarrier_expedited =
 		    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+		ht_xpti_shared_events = ht_xpti_env_shared_events();
+		xptiSetDefaultStreamID(xptiRegisterStream(HT_XPTI_DEFAULT_STREAM));
 		on = ht_xpti_env_enabled();
 		if (on)
 			ht_xpti_load_subscribers();
@@ -270,6 +295,11 @@ bool ht_xpti_live_slow(void)
 	pthread_mutex_unlock(&fw_lock);
 	s = atomic_load_explicit(&ht_xpti_state, memory_order_acquire);
 	return s == HT_XPTI_LIVE || s == HT_XPTI_CLOSING;
+}
+
+bool ht_xpti_is_live(void)
+{
+	return ht_xpti_live();
 }
 
 /* ---- streams ---- */
@@ -285,12 +315,35 @@ static void ht_xpti_stream_finish(uint8_t sid)
 			fw_subs[i].fini(name);
 }
 
+/* xptiTraceInit for the subscribers that have not seen the stream, then its detail level:
+ * the highest any subscriber asks for (NORMAL when it does not say), NONE without any. */
+static void ht_xpti_stream_announce(uint8_t sid, uint32_t maj, uint32_t min, const char *version)
+{
+	const char *name = ht_xpti_stream_name(sid);
+	int n = atomic_load_explicit(&fw_nsubs, memory_order_acquire);
+	uint8_t level = XPTI_STREAM_DETAIL_LEVEL_NONE;
+
+	for (int i = 0; i < n; i++) {
+		uint64_t bit = 1ULL << i;
+		xpti_stream_detail_level_t want = XPTI_STREAM_DETAIL_LEVEL_NORMAL;
+
+		/* Claim the (subscriber, stream) pair first: init runs once, with no lock held. */
+		if (!(atomic_fetch_or(&fw_stream_inited[sid], bit) & bit))
+			fw_subs[i].init(maj, min, version, name);
+		if (fw_subs[i].detail && !fw_subs[i].detail(name, &want))
+			want = XPTI_STREAM_DETAIL_LEVEL_NORMAL;
+		if (want > XPTI_STREAM_DETAIL_LEVEL_VERBOSE)
+			want = XPTI_STREAM_DETAIL_LEVEL_VERBOSE;
+		if (want > level)
+			level = want;
+	}
+	atomic_store_explicit(&fw_detail[sid], level, memory_order_release);
+}
+
 XPTI_EXPORT_API xpti_result_t xptiInitialize(const char *stream, uint32_t maj, uint32_t min,
 					     const char *version)
 {
-	const char *name;
 	uint8_t sid;
-	int n;
 
 	if (!stream || !stream[0] || !version)
 		return XPTI_RESULT_INVALIDARG;
@@ -299,16 +352,15 @@ XPTI_EXPORT_API xpti_result_t xptiInitialize(const char *stream, uint32_t maj, u
 	sid = xptiRegisterStream(stream);
 	if (sid == XPTI_INVALID_STREAM_ID)
 		return XPTI_RESULT_FAIL;
-	name = ht_xpti_stream_name(sid);
-	n = atomic_load_explicit(&fw_nsubs, memory_order_acquire);
-	for (int i = 0; i < n; i++) {
-		uint64_t bit = 1ULL << i;
-
-		/* Claim the (subscriber, stream) pair first: init runs once, with no lock held. */
-		if (!(atomic_fetch_or(&fw_stream_inited[sid], bit) & bit))
-			fw_subs[i].init(maj, min, version, name);
-	}
+	if (!atomic_exchange(&fw_default_announced, true))
+		ht_xpti_stream_announce(ht_xpti_stream_find(HT_XPTI_DEFAULT_STREAM), 1, 0, "1.0.0");
+	ht_xpti_stream_announce(sid, maj, min, version);
 	return XPTI_RESULT_SUCCESS;
+}
+
+XPTI_EXPORT_API xpti_stream_detail_level_t xptiGetEffectiveStreamDetailLevel(uint8_t stream)
+{
+	return atomic_load_explicit(&fw_detail[stream], memory_order_acquire);
 }
 
 XPTI_EXPORT_API xpti_result_t xptiUnregisterStream(const char *stream_name)
@@ -328,6 +380,8 @@ XPTI_EXPORT_API xpti_result_t xptiUnregisterStream(const char *stream_name)
 
 XPTI_EXPORT_API void xptiFinalize(const char *stream)
 {
+	if (ht_xpti_live() && !atomic_exchange(&fw_default_finished, true))
+		(void)xptiUnregisterStream(HT_XPTI_DEFAULT_STREAM);
 	(void)xptiUnregisterStream(stream);
 }
 
@@ -391,11 +445,16 @@ XPTI_EXPORT_API void xptiReset(void)
 		return;
 	ht_xpti_callbacks_reset();
 	ht_xpti_events_reset();
+	ht_xpti_points_reset();
 	ht_xpti_strings_reset();
 	ht_xpti_pool_release_all();
-	ht_xpti_defaults_reset();
-	for (int i = 0; i < 256; i++)
+	for (int i = 0; i < 256; i++) {
 		atomic_store(&fw_stream_inited[i], 0);
+		atomic_store(&fw_detail[i], XPTI_STREAM_DETAIL_LEVEL_NORMAL);
+	}
+	atomic_store(&fw_default_announced, false);
+	atomic_store(&fw_default_finished, false);
+	ht_xpti_defaults_reset(xptiRegisterStream(HT_XPTI_DEFAULT_STREAM));
 }
 
 XPTI_EXPORT_API void xptiGetVersion(uint32_t *major, uint32_t *minor, uint32_t *patch)

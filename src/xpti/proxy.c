@@ -143,7 +143,7 @@ bool xptiTraceEnabled(void)
 	HT_FWD(xptiTraceEnabled, false);
 }
 
-bool xptiCheckTraceEnabled(uint16_t stream, uint16_t trace_type)
+bool xptiCheckTraceEnabled(uint8_t stream, uint16_t trace_type)
 {
 	HT_FWD(xptiCheckTraceEnabled, false, stream, trace_type);
 }
@@ -239,6 +239,11 @@ uint16_t xptiRegisterUserDefinedEventType(const char *tool_name, uint8_t user_de
 	       user_defined_event);
 }
 
+xpti_stream_detail_level_t xptiGetEffectiveStreamDetailLevel(uint8_t stream)
+{
+	HT_FWD(xptiGetEffectiveStreamDetailLevel, XPTI_STREAM_DETAIL_LEVEL_NORMAL, stream);
+}
+
 uint64_t xptiRegisterPayload(xpti_payload_t *payload)
 {
 	HT_FWD(xptiRegisterPayload, XPTI_INVALID_UID, payload);
@@ -271,6 +276,65 @@ void xptiReleaseEvent(xpti_trace_event_data_t *event)
 	HT_FWD_VOID(xptiReleaseEvent, event);
 }
 
+const xpti_payload_iface_t *xptiLookupPayload(uint64_t uid)
+{
+	HT_FWD(xptiLookupPayload, NULL, uid);
+}
+
+const xpti_trace_event_t *xptiLookupEvent(uint64_t uid)
+{
+	HT_FWD(xptiLookupEvent, NULL, uid);
+}
+
+xpti_tracepoint_t *xptiCreateTracepoint(const char *func_name, const char *file_name,
+					uint32_t line_no, uint32_t column_no, void *code_ptr_va)
+{
+	HT_FWD(xptiCreateTracepoint, NULL, func_name, file_name, line_no, column_no, code_ptr_va);
+}
+
+xpti_result_t xptiDeleteTracepoint(xpti_tracepoint_t *tp)
+{
+	HT_FWD(xptiDeleteTracepoint, XPTI_RESULT_FAIL, tp);
+}
+
+const xpti_tracepoint_t *xptiRegisterTracepointScope(const char *func_name, const char *file_name,
+						     uint32_t line_no, uint32_t column_no,
+						     void *code_ptr_va)
+{
+	HT_FWD(xptiRegisterTracepointScope, NULL, func_name, file_name, line_no, column_no,
+	       code_ptr_va);
+}
+
+const xpti_tracepoint_t *xptiGetTracepointScopeData(void)
+{
+	HT_FWD(xptiGetTracepointScopeData, NULL);
+}
+
+xpti_result_t xptiSetTracepointScopeData(xpti_tracepoint_t *tp)
+{
+	HT_FWD(xptiSetTracepointScopeData, XPTI_RESULT_FAIL, tp);
+}
+
+void xptiUnsetTracepointScopeData(void)
+{
+	HT_FWD_VOID(xptiUnsetTracepointScopeData);
+}
+
+void xptiEnableTracepointScopeNotification(bool yes)
+{
+	HT_FWD_VOID(xptiEnableTracepointScopeNotification, yes);
+}
+
+bool xptiCheckTracepointScopeNotification(void)
+{
+	HT_FWD(xptiCheckTracepointScopeNotification, false);
+}
+
+xpti_result_t xptiGetTracepointData(xpti_tracepoint_t *tp, xpti_tracepoint_data_t *data)
+{
+	HT_FWD(xptiGetTracepointData, XPTI_RESULT_FAIL, tp, data);
+}
+
 xpti_result_t xptiRegisterCallback(uint8_t stream_id, uint16_t trace_type,
 				   xpti_tracepoint_callback_api_t cb)
 {
@@ -297,23 +361,24 @@ xpti_result_t xptiAddMetadata(xpti_trace_event_data_t *event, const char *key,
 	HT_FWD(xptiAddMetadata, XPTI_RESULT_FAIL, event, key, value_id);
 }
 
-xpti_metadata_t *xptiQueryMetadata(xpti_trace_event_data_t *event)
+xpti_metadata_map_t *xptiQueryMetadata(xpti_trace_event_data_t *event)
 {
 	HT_FWD(xptiQueryMetadata, NULL, event);
 }
 
-size_t xptiMetadataCount(xpti_metadata_t *md)
+size_t xptiMetadataCount(xpti_metadata_map_t *md)
 {
 	HT_FWD(xptiMetadataCount, 0, md);
 }
 
-xpti_result_t xptiMetadataGet(xpti_metadata_t *md, size_t index, xpti_string_id_t *key,
+xpti_result_t xptiMetadataGet(xpti_metadata_map_t *md, size_t index, xpti_string_id_t *key,
 			      xpti_object_id_t *value)
 {
 	HT_FWD(xptiMetadataGet, XPTI_RESULT_FAIL, md, index, key, value);
 }
 
-xpti_result_t xptiMetadataFind(xpti_metadata_t *md, xpti_string_id_t key, xpti_object_id_t *value)
+xpti_result_t xptiMetadataFind(xpti_metadata_map_t *md, xpti_string_id_t key,
+			       xpti_object_id_t *value)
 {
 	HT_FWD(xptiMetadataFind, XPTI_RESULT_FAIL, md, key, value);
 }
@@ -360,22 +425,22 @@ xpti_result_t xptiSetDefaultStreamID(uint8_t stream_id)
 	HT_FWD(xptiSetDefaultStreamID, XPTI_RESULT_FAIL, stream_id);
 }
 
-uint16_t xptiGetDefaultEventType(void)
+xpti_trace_event_type_t xptiGetDefaultEventType(void)
 {
 	HT_FWD(xptiGetDefaultEventType, XPTI_EVENT_UNKNOWN);
 }
 
-xpti_result_t xptiSetDefaultEventType(uint16_t event_type)
+xpti_result_t xptiSetDefaultEventType(xpti_trace_event_type_t event_type)
 {
 	HT_FWD(xptiSetDefaultEventType, XPTI_RESULT_FAIL, event_type);
 }
 
-uint16_t xptiGetDefaultTraceType(void)
+xpti_trace_point_type_t xptiGetDefaultTraceType(void)
 {
 	HT_FWD(xptiGetDefaultTraceType, XPTI_TRACE_UNKNOWN_TYPE);
 }
 
-xpti_result_t xptiSetDefaultTraceType(uint16_t trace_type)
+xpti_result_t xptiSetDefaultTraceType(xpti_trace_point_type_t trace_type)
 {
 	HT_FWD(xptiSetDefaultTraceType, XPTI_RESULT_FAIL, trace_type);
 }

@@ -27,9 +27,10 @@
  * Hot path: no lock, no allocation per notification. The callback receives no stream id, so
  * each stream id has its own tiny thunk that passes it on. Interned name ids are cached in
  * tables owned here, filled on first use (the only time ht_string_id, which locks, runs):
- * per event unique_id (dense in our dispatcher) in a chunked array, per stream and type in
- * fixed arrays, per name pointer (function names in user_data, which, like the names given to
- * the HT_* macros, must not change their text) in a lock-free open-addressing table.
+ * per payload name (its XPTI string id, dense in our dispatcher and the same for every
+ * instance of a trace point) in a chunked array, per stream and type in fixed arrays, per name
+ * pointer (function names in user_data, which, like the names given to the HT_* macros, must
+ * not change their text) in a lock-free open-addressing table.
  *
  * User-defined types: the framework has no catch-all registration, so callbacks are registered
  * for every user-defined value of the first HT_XPTI_REC_VENDORS tool ids (tools are numbered
@@ -121,14 +122,14 @@ static struct rec_stream {
 	uint32_t id[128];
 } rec_streams[256];
 
-/* ---- name id per event unique_id: chunked array, chunks allocated on first use ---- */
+/* ---- name id per XPTI name string id: chunked array, chunks allocated on first use ---- */
 
 #define REC_CHUNK_SHIFT 10
 #define REC_CHUNK_SIZE	(1u << REC_CHUNK_SHIFT)
-#define REC_NCHUNKS	16384	   /* 16 M events, the dispatcher's own limit */
+#define REC_NCHUNKS	16384	   /* 16 M strings, the dispatcher's own limit */
 #define REC_NO_NAME	UINT32_MAX /* the payload has no name */
 
-static uint32_t *rec_uid_chunk[REC_NCHUNKS];
+static uint32_t *rec_sid_chunk[REC_NCHUNKS];
 
 /* ---- name id per pointer (function names) or synthetic key: open addressing ---- */
 
@@ -247,23 +248,24 @@ static const char *rec_payload_name(const xpti_payload_t *p)
 	return NULL;
 }
 
-static __attribute__((noinline)) uint32_t rec_event_id_slow(xpti_trace_event_data_t *ev)
+static __attribute__((noinline)) uint32_t rec_event_id_slow(const xpti_payload_t *p)
 {
-	uint64_t idx = ev->unique_id - 1;
-	const char *name = rec_payload_name(rec_payload(ev));
+	const char *name = rec_payload_name(p);
+	uint64_t idx = p ? (uint64_t)xpti_payload_name_sid(p) - 1 : UINT64_MAX;
 	uint32_t id = name ? ht_string_id(name) : REC_NO_NAME;
 	uint32_t *chunk;
 
-	if (!id || ev->unique_id == 0 || idx >= (uint64_t)REC_NCHUNKS * REC_CHUNK_SIZE)
+	/* Only a named payload's own string id is a cache key (not a nameless one's 0). */
+	if (!id || !name || idx >= (uint64_t)REC_NCHUNKS * REC_CHUNK_SIZE)
 		return id;
-	chunk = __atomic_load_n(&rec_uid_chunk[idx >> REC_CHUNK_SHIFT], __ATOMIC_ACQUIRE);
+	chunk = __atomic_load_n(&rec_sid_chunk[idx >> REC_CHUNK_SHIFT], __ATOMIC_ACQUIRE);
 	if (!chunk) {
 		uint32_t *fresh = calloc(REC_CHUNK_SIZE, sizeof(*fresh));
 
 		if (!fresh)
 			return id;
 		chunk = NULL;
-		if (__atomic_compare_exchange_n(&rec_uid_chunk[idx >> REC_CHUNK_SHIFT], &chunk,
+		if (__atomic_compare_exchange_n(&rec_sid_chunk[idx >> REC_CHUNK_SHIFT], &chunk,
 						fresh, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			chunk = fresh;
 		else
@@ -276,19 +278,20 @@ static __attribute__((noinline)) uint32_t rec_event_id_slow(xpti_trace_event_dat
 /* Return: the name id of the event's payload, REC_NO_NAME when it has none, 0 on failure. */
 static inline uint32_t rec_event_id(xpti_trace_event_data_t *ev)
 {
-	uint64_t idx = ev->unique_id - 1;
+	const xpti_payload_t *p = rec_payload(ev);
+	uint64_t idx = p ? (uint64_t)xpti_payload_name_sid(p) - 1 : UINT64_MAX;
 	uint32_t *chunk;
 	uint32_t id;
 
 	if (__builtin_expect(idx < (uint64_t)REC_NCHUNKS * REC_CHUNK_SIZE, 1)) {
-		chunk = __atomic_load_n(&rec_uid_chunk[idx >> REC_CHUNK_SHIFT], __ATOMIC_ACQUIRE);
+		chunk = __atomic_load_n(&rec_sid_chunk[idx >> REC_CHUNK_SHIFT], __ATOMIC_ACQUIRE);
 		if (chunk) {
 			id = __atomic_load_n(&chunk[idx & (REC_CHUNK_SIZE - 1)], __ATOMIC_RELAXED);
 			if (id)
 				return id;
 		}
 	}
-	return rec_event_id_slow(ev);
+	return rec_event_id_slow(p);
 }
 
 /* The region name of a begin/end notification (see the mapping above). */
@@ -481,7 +484,7 @@ static __attribute__((noinline)) void rec_instant(uint32_t name, uint8_t data,
 						  const void *ud)
 {
 	const xpti_payload_t *p = rec_payload(ev);
-	xpti_metadata_t *md = ev ? xptiQueryMetadata(ev) : NULL;
+	xpti_metadata_map_t *md = ev ? xptiQueryMetadata(ev) : NULL;
 	size_t nmd = md ? xptiMetadataCount(md) : 0;
 	struct rec_inst b;
 	const char *s;

@@ -16,7 +16,7 @@ static __thread uint64_t tls_universal_id;
 static __thread struct ht_xpti_stash tls_stash[HT_XPTI_STASH_DEPTH];
 static __thread unsigned int tls_stash_n;
 
-static _Atomic uint8_t def_stream;
+static _Atomic uint8_t def_stream; /* set to "xpti.framework" when the framework starts */
 static _Atomic uint16_t def_event_type = XPTI_EVENT_ALGORITHM;
 static _Atomic uint16_t def_trace_type = XPTI_TRACE_FUNCTION_BEGIN;
 
@@ -59,6 +59,8 @@ XPTI_EXPORT_API void xptiUnstashTuple(void)
 
 XPTI_EXPORT_API uint8_t xptiGetDefaultStreamID(void)
 {
+	if (!ht_xpti_live())
+		return 0;
 	return atomic_load_explicit(&def_stream, memory_order_relaxed);
 }
 
@@ -70,12 +72,12 @@ XPTI_EXPORT_API xpti_result_t xptiSetDefaultStreamID(uint8_t stream_id)
 	return XPTI_RESULT_SUCCESS;
 }
 
-XPTI_EXPORT_API uint16_t xptiGetDefaultEventType(void)
+XPTI_EXPORT_API xpti_trace_event_type_t xptiGetDefaultEventType(void)
 {
 	return atomic_load_explicit(&def_event_type, memory_order_relaxed);
 }
 
-XPTI_EXPORT_API xpti_result_t xptiSetDefaultEventType(uint16_t event_type)
+XPTI_EXPORT_API xpti_result_t xptiSetDefaultEventType(xpti_trace_event_type_t event_type)
 {
 	if (event_type == XPTI_EVENT_UNKNOWN)
 		return XPTI_RESULT_INVALIDARG;
@@ -83,12 +85,12 @@ XPTI_EXPORT_API xpti_result_t xptiSetDefaultEventType(uint16_t event_type)
 	return XPTI_RESULT_SUCCESS;
 }
 
-XPTI_EXPORT_API uint16_t xptiGetDefaultTraceType(void)
+XPTI_EXPORT_API xpti_trace_point_type_t xptiGetDefaultTraceType(void)
 {
 	return atomic_load_explicit(&def_trace_type, memory_order_relaxed);
 }
 
-XPTI_EXPORT_API xpti_result_t xptiSetDefaultTraceType(uint16_t trace_type)
+XPTI_EXPORT_API xpti_result_t xptiSetDefaultTraceType(xpti_trace_point_type_t trace_type)
 {
 	if (trace_type == XPTI_TRACE_UNKNOWN_TYPE)
 		return XPTI_RESULT_INVALIDARG;
@@ -96,9 +98,11 @@ XPTI_EXPORT_API xpti_result_t xptiSetDefaultTraceType(uint16_t trace_type)
 	return XPTI_RESULT_SUCCESS;
 }
 
-void ht_xpti_defaults_reset(void)
+void ht_xpti_defaults_reset(uint8_t default_stream)
 {
-	atomic_store(&def_stream, 0);
+	tls_universal_id = 0;
+	tls_stash_n = 0;
+	atomic_store(&def_stream, default_stream);
 	atomic_store(&def_event_type, XPTI_EVENT_ALGORITHM);
 	atomic_store(&def_trace_type, XPTI_TRACE_FUNCTION_BEGIN);
 }

@@ -1,8 +1,9 @@
 /*
  * Internal interfaces of the XPTI dispatcher (libxptifw.so): the tracked memory pool, the
- * lock-free-read intern tables (strings, objects, streams, vendors), the event table, the
- * callback registry and the framework lifecycle. Nothing here is exported; the exported API
- * is include/xpti/xpti_trace_framework.h.
+ * lock-free-read intern tables (strings, objects, streams, vendors), the trace point table and
+ * its instances, the callback registry and the framework lifecycle. C only; what the C++ units
+ * (metadata.cpp, tracepoint.cpp) share with it is in cxx_bridge.h. Nothing here is exported;
+ * the exported API is include/xpti/xpti_trace_framework.h.
  */
 #ifndef HT_XPTI_INTERNAL_H
 #define HT_XPTI_INTERNAL_H
@@ -13,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <xpti/xpti_trace_framework.h>
+#include "cxx_bridge.h"
 
 #define ht_likely(x)   __builtin_expect(!!(x), 1)
 #define ht_unlikely(x) __builtin_expect(!!(x), 0)
@@ -100,36 +101,40 @@ const struct ht_xpti_intern_entry *ht_xpti_intern_get(struct ht_xpti_intern *t, 
 uint32_t ht_xpti_intern_count(struct ht_xpti_intern *t);
 void ht_xpti_intern_reset(struct ht_xpti_intern *t);
 
-/* ---- strings.c ---- */
+/* ---- strings.c (and ht_xpti_string_add, declared in cxx_bridge.h) ---- */
 extern struct ht_xpti_intern ht_xpti_strings;
 extern struct ht_xpti_intern ht_xpti_streams;
-/* Intern a non-empty string. Return: its id (from 1) or XPTI_INVALID_ID; *interned its copy. */
-xpti_string_id_t ht_xpti_string_add(const char *s, const char **interned);
 /* Return: the stream id of `name` (1..254) if registered, else 0. Never adds. */
 uint8_t ht_xpti_stream_find(const char *name);
 const char *ht_xpti_stream_name(uint8_t sid);
 void ht_xpti_strings_reset(void);
 
-/* ---- events.c ---- */
+/* ---- points.c: one trace point per distinct payload ---- */
+
+/* What identifies a trace point, compared exactly: interned string ids, line and column, and
+ * the code pointer only when there is neither a name nor a file. */
+struct ht_xpti_key {
+	uint32_t name, file, stack, line, col, pad;
+	uint64_t code;
+};
+
+struct ht_xpti_inst;
+
+struct ht_xpti_point {
+	struct ht_xpti_key key;
+	uint64_t hash;
+	xpti_payload_t payload;		       /* interned strings, uid filled, internal 0 */
+	_Atomic uint64_t visits;	       /* instances made so far: the last instance number */
+	_Atomic(struct ht_xpti_inst *) shared; /* HETRACE_XPTI_EVENTS=shared: the one event */
+};
+
+/* Return: the trace point of a payload, created on first sight; NULL for a payload that
+ * names nothing (no name, file, stack trace or code pointer) or when out of memory. */
+struct ht_xpti_point *ht_xpti_point_get(const xpti_payload_t *p);
+void ht_xpti_points_reset(void);
+
+/* ---- events.c: instances of trace points ---- */
 void ht_xpti_events_reset(void);
-
-/* ---- metadata.c ---- */
-struct ht_xpti_md_item {
-	xpti_string_id_t key;
-	xpti_object_id_t value;
-};
-
-#define HT_XPTI_MD_INLINE 6
-
-struct xpti_metadata {
-	atomic_flag busy;
-	uint32_t count;
-	uint32_t more_cap;
-	struct ht_xpti_md_item items[HT_XPTI_MD_INLINE];
-	struct ht_xpti_md_item *more; /* entries HT_XPTI_MD_INLINE.., malloc'd */
-};
-
-void ht_xpti_metadata_release(struct xpti_metadata *md);
 
 /* ---- callbacks.c ---- */
 /* Disable every callback of a stream. Return: true if the stream ever had a callback. */
@@ -145,6 +150,8 @@ enum ht_xpti_state {
 
 extern _Atomic int ht_xpti_state;
 extern _Atomic bool ht_xpti_enabled;
+/* HETRACE_XPTI_EVENTS=shared: one event per trace point (read once at start-up). */
+extern bool ht_xpti_shared_events;
 
 bool ht_xpti_live_slow(void);
 
@@ -176,6 +183,7 @@ struct ht_xpti_thread *ht_xpti_thread_register(void);
 void ht_xpti_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- tls.c ---- */
-void ht_xpti_defaults_reset(void);
+/* Forget thread and process defaults; the default stream becomes `default_stream`. */
+void ht_xpti_defaults_reset(uint8_t default_stream);
 
 #endif /* HT_XPTI_INTERNAL_H */

@@ -126,9 +126,20 @@ static void test_types(void)
 	CHECK_EQ(XPTI_PAYLOAD_HASH_AVAILABLE, 0x20000);
 	CHECK_EQ(XPTI_RESULT_INVALIDARG, (int32_t)0x80004006);
 	CHECK(XPTI_RESULT_FAIL < 0 && XPTI_RESULT_FALSE > 0);
+	/* Intel's layouts (libstdc++, x86-64) */
+	CHECK_EQ(offsetof(xpti_trace_event_data_t, reserved.metadata), 56);
 	CHECK_EQ(offsetof(xpti_trace_event_data_t, global_user_data), 112);
+	CHECK_EQ(sizeof(xpti_trace_event_data_t), 128);
 	CHECK_EQ(offsetof(xpti_payload_t, uid), 56);
 	CHECK_EQ(sizeof(xpti_payload_t), 80);
+	CHECK_EQ(sizeof(xpti_uid128_t), 32);
+	CHECK_EQ(sizeof(xpti_tracepoint_data_t), 56);
+	CHECK_EQ(offsetof(xpti_offload_image_data_t, addressing), 52);
+	CHECK_EQ(offsetof(xpti_offload_image_data_t, filtering), 68);
+	CHECK_EQ(sizeof(xpti_offload_image_data_t), 80);
+	CHECK_EQ(offsetof(xpti_offload_image_accessor_data_t, element_type), 32);
+	CHECK_EQ(sizeof(xpti_stream_detail_level_t), 1);
+	CHECK_EQ(XPTI_STREAM_DETAIL_LEVEL_VERBOSE, 3);
 }
 
 static void test_payloads(void)
@@ -136,7 +147,7 @@ static void test_payloads(void)
 	static const char file[] = "api.c";
 	xpti_payload_t p, q, r, c1, c2;
 	xpti_trace_event_data_t *ev, *ev2;
-	uint64_t uid, inst = 0;
+	uint64_t uid, uid2, inst = 0;
 	const xpti_payload_t *qp;
 	char name[32];
 
@@ -146,9 +157,10 @@ static void test_payloads(void)
 	CHECK_EQ(xptiRegisterPayload(&p), XPTI_INVALID_UID); /* no flags */
 	CHECK(xptiMakeEvent("x", &p, XPTI_EVENT_ALGORITHM, XPTI_ACTIVITY_ACTIVE, &inst) == NULL);
 
+	/* registering makes an instance: its unique id is stored in the payload */
 	xpti_payload_init_source(&p, name, file, 10, 4, NULL);
 	uid = xptiRegisterPayload(&p);
-	CHECK_EQ(uid, 1);					    /* dense unique ids from 1 */
+	CHECK_EQ(uid, 1);					    /* the first slot */
 	CHECK(p.name != name && strcmp(p.name, "payload_fn") == 0); /* rewritten to interned */
 	CHECK(p.name == xptiLookupString(xpti_payload_name_sid(&p)));
 	CHECK(p.source_file == xptiLookupString(xpti_payload_source_file_sid(&p)));
@@ -157,50 +169,206 @@ static void test_payloads(void)
 	CHECK_EQ(p.internal, uid);
 	CHECK(p.flags & XPTI_PAYLOAD_HASH_AVAILABLE);
 	CHECK(p.flags & XPTI_PAYLOAD_REGISTERED);
-	CHECK_EQ(xptiRegisterPayload(&p), uid);
+	qp = xptiQueryPayloadByUID(uid);
+	CHECK(qp && qp->name == p.name && qp->line_no == 10);
+	CHECK(qp->internal == 0 && (qp->flags & XPTI_PAYLOAD_REGISTERED)); /* the point's copy */
+	CHECK_EQ(xptiFindEvent(uid)->instance_id, 1);
+	uid2 = xptiRegisterPayload(&p); /* again: the next instance of the same trace point */
+	CHECK(uid2 != uid && uid2 != 0);
+	CHECK_EQ(p.internal, uid2);
+	CHECK_EQ(xptiFindEvent(uid2)->instance_id, 2);
 
-	/* a fresh payload with equal contents is the same trace point */
+	/* a fresh payload with equal contents is the same trace point: same uid.p1/p2 */
 	strcpy(name, "payload_fn");
 	xpti_payload_init_source(&q, name, "api.c", 10, 4, NULL);
-	CHECK_EQ(xptiRegisterPayload(&q), uid);
+	CHECK(xptiRegisterPayload(&q) != 0);
+	CHECK(q.uid.p1 == p.uid.p1 && q.uid.p2 == p.uid.p2 && q.name == p.name);
+	CHECK_EQ(xptiFindEvent(q.internal)->instance_id, 3);
 	xpti_payload_init_source(&q, "payload_fn", "api.c", 11, 4, NULL);
-	CHECK_EQ(xptiRegisterPayload(&q), 2); /* another line */
+	CHECK(xptiRegisterPayload(&q) != 0);
+	CHECK(q.uid.p1 != p.uid.p1); /* another line: another trace point */
+	CHECK_EQ(xptiFindEvent(q.internal)->instance_id, 1);
 	xpti_payload_init_source(&q, "payload_fn", "api.c", 10, 5, NULL);
-	CHECK_EQ(xptiRegisterPayload(&q), 3); /* another column */
+	CHECK(xptiRegisterPayload(&q) != 0);
+	CHECK_EQ(xptiFindEvent(q.internal)->instance_id, 1); /* another column */
 	xpti_payload_init_code_ptr(&c1, (void *)0x1000);
 	xpti_payload_init_code_ptr(&c2, (void *)0x2000);
-	CHECK_EQ(xptiRegisterPayload(&c1), 4);
-	CHECK_EQ(xptiRegisterPayload(&c2), 5); /* code pointers tell nameless payloads apart */
+	CHECK(xptiRegisterPayload(&c1) != 0);
+	CHECK(xptiRegisterPayload(&c2) != 0);
+	CHECK_EQ(xptiFindEvent(c2.internal)->instance_id, 1); /* code pointers tell them apart */
+	CHECK(xptiQueryPayloadByUID(c2.internal)->code_ptr_va == (void *)0x2000);
 
-	/* events: one per payload, instance per visit */
+	/* events: a new instance per visit */
 	CHECK(xptiMakeEvent("x", NULL, 0, XPTI_ACTIVITY_ACTIVE, &inst) == NULL);
 	CHECK(xptiMakeEvent("x", &p, 0, XPTI_ACTIVITY_ACTIVE, NULL) == NULL);
 	xpti_payload_init_source(&r, name, "api.c", 10, 4, NULL);
 	ev = xptiMakeEvent("ignored", &r, XPTI_EVENT_ALGORITHM, XPTI_ACTIVITY_ACTIVE, &inst);
 	CHECK(ev != NULL);
-	CHECK_EQ(inst, 1);
+	CHECK_EQ(inst, 4);
 	CHECK(r.name == name);
 	CHECK_EQ(r.flags & XPTI_PAYLOAD_HASH_AVAILABLE, 0); /* caller's payload untouched */
-	CHECK_EQ(ev->unique_id, uid);
+	CHECK_EQ(ev->instance_id, 4);
+	CHECK_EQ(ev->data_id, 4);
 	CHECK_EQ(ev->event_type, XPTI_EVENT_ALGORITHM);
 	CHECK_EQ(ev->activity_type, XPTI_ACTIVITY_ACTIVE);
+	CHECK_EQ(ev->flags, XPTI_EVENT_FLAG_UID_AVAILABLE | XPTI_EVENT_FLAG_EVENT_TYPE_AVAILABLE |
+				XPTI_EVENT_FLAG_ACTIVITY_TYPE_AVAILABLE |
+				XPTI_EVENT_FLAG_PAYLOAD_AVAILABLE);
 	ev2 = xptiMakeEvent("x", &p, XPTI_EVENT_BARRIER, XPTI_ACTIVITY_OVERHEAD, &inst);
-	CHECK(ev2 == ev);
-	CHECK_EQ(inst, 2);
-	CHECK_EQ(ev->event_type, XPTI_EVENT_ALGORITHM); /* set once, never overwritten */
-	CHECK_EQ(ev->instance_id, 2);
-	CHECK(xptiFindEvent(uid) == ev);
+	CHECK(ev2 != NULL && ev2 != ev); /* the registered payload's fast path */
+	CHECK_EQ(inst, 5);
+	CHECK(ev2->unique_id != ev->unique_id);
+	CHECK_EQ(ev2->event_type, XPTI_EVENT_BARRIER); /* each instance its own types */
+	CHECK_EQ(ev->event_type, XPTI_EVENT_ALGORITHM);
+	CHECK_EQ(ev->instance_id, 4);
+	CHECK(xptiFindEvent(ev->unique_id) == ev);
+	CHECK(xptiFindEvent(ev2->unique_id) == ev2);
 	CHECK(xptiFindEvent(0) == NULL);
 	CHECK(xptiFindEvent(999999) == NULL);
 	qp = xptiQueryPayload(ev);
 	CHECK(qp != NULL && strcmp(qp->name, "payload_fn") == 0 && qp->line_no == 10 &&
 	      qp->column_no == 4 && strcmp(qp->source_file, "api.c") == 0);
-	CHECK(xptiQueryPayloadByUID(uid) == qp);
+	CHECK(qp->uid.p1 == p.uid.p1 && qp->uid.p2 == p.uid.p2);
+	CHECK(xptiQueryPayload(ev2) == qp); /* instances share their trace point's payload */
+	CHECK(xptiQueryPayloadByUID(ev->unique_id) == qp);
 	CHECK(xptiQueryPayload(NULL) == NULL);
 	CHECK(xptiQueryPayloadByUID(999999) == NULL);
 	CHECK(xptiFindEvent(999999) == NULL); /* the miss inserted nothing */
-	xptiReleaseEvent(ev);
-	CHECK(xptiFindEvent(uid) == ev); /* events outlive release */
+}
+
+/* Instances own their metadata and are released; released slots come back with new ids. */
+static void test_instances(void)
+{
+	xpti_trace_event_data_t *a, *b, *c, foreign;
+	xpti_payload_t p;
+	uint64_t ia, ib, ic, uid_a;
+	xpti_object_id_t v = xptiRegisterObject("gpu0", 4, XPTI_METADATA_STRING);
+	xpti_string_id_t k;
+	xpti_object_id_t got;
+
+	xpti_payload_init_source(&p, "inst_fn", "inst.c", 7, 0, NULL);
+	a = xptiMakeEvent("", &p, XPTI_EVENT_ALGORITHM, XPTI_ACTIVITY_ACTIVE, &ia);
+	b = xptiMakeEvent("", &p, XPTI_EVENT_ALGORITHM, XPTI_ACTIVITY_ACTIVE, &ib);
+	CHECK(a && b && a != b);
+	CHECK_EQ(ib, ia + 1);
+	CHECK_EQ(xptiAddMetadata(a, "device", v), XPTI_RESULT_SUCCESS);
+	CHECK_EQ(xptiMetadataCount(xptiQueryMetadata(a)), 1);
+	CHECK_EQ(xptiMetadataCount(xptiQueryMetadata(b)), 0); /* not on the other instance */
+	CHECK(xptiQueryMetadata(a) != xptiQueryMetadata(b));
+	CHECK_EQ(xptiMetadataGet(xptiQueryMetadata(a), 0, &k, &got), XPTI_RESULT_SUCCESS);
+	CHECK(strcmp(xptiLookupString(k), "device") == 0 && got == v);
+
+	uid_a = a->unique_id;
+	xptiReleaseEvent(a);
+	CHECK(xptiFindEvent(uid_a) == NULL);
+	CHECK(xptiQueryPayloadByUID(uid_a) == NULL);
+	CHECK(xptiLookupEvent(uid_a) == NULL);
+	CHECK(xptiFindEvent(b->unique_id) == b); /* the other instance lives on */
+	xptiReleaseEvent(a);			 /* twice: nothing */
+	memset(&foreign, 0, sizeof(foreign));
+	foreign.unique_id = b->unique_id;
+	xptiReleaseEvent(&foreign); /* not ours: b stays */
+	CHECK(xptiFindEvent(b->unique_id) == b);
+	CHECK_EQ(xptiAddMetadata(&foreign, "device", v), XPTI_RESULT_INVALIDARG); /* no table */
+	CHECK(xptiQueryMetadata(&foreign) == NULL);
+
+	/* a's slot is taken again, with another generation: the old id stays dead */
+	c = xptiMakeEvent("", &p, XPTI_EVENT_ALGORITHM, XPTI_ACTIVITY_ACTIVE, &ic);
+	CHECK(c == a);
+	CHECK_EQ(ic, ib + 1);
+	CHECK((uint32_t)c->unique_id == (uint32_t)uid_a && c->unique_id != uid_a);
+	CHECK_EQ(c->unique_id >> 32, (uid_a >> 32) + 1);
+	CHECK(xptiFindEvent(uid_a) == NULL);
+	CHECK(xptiFindEvent(c->unique_id) == c);
+	CHECK_EQ(xptiMetadataCount(xptiQueryMetadata(c)), 0); /* a fresh table */
+	CHECK(xptiQueryPayload(c) == xptiQueryPayload(b));
+}
+
+/* xptiCreateTracepoint and friends, used from C through xptiGetTracepointData. */
+static void test_tracepoints(void)
+{
+	xpti_tracepoint_t *tp, *tp2, *unk;
+	const xpti_tracepoint_t *scope;
+	xpti_tracepoint_data_t d, d2;
+	uint32_t unk_slot;
+	uint64_t uid;
+
+	tp = xptiCreateTracepoint("tp_fn", "tp.c", 30, 2, (void *)0x42);
+	CHECK(tp != NULL);
+	CHECK_EQ(xptiGetTracepointData(tp, &d), XPTI_RESULT_SUCCESS);
+	CHECK(d.event && d.payload && d.event->reserved.payload == d.payload);
+	CHECK(strcmp(d.payload->name, "tp_fn") == 0 && strcmp(d.payload->source_file, "tp.c") == 0);
+	CHECK(d.payload->line_no == 30 && d.payload->column_no == 2);
+	CHECK(d.payload->code_ptr_va == (void *)0x42);
+	CHECK_EQ(d.uid64, d.event->unique_id);
+	CHECK_EQ(d.uid128.uid64, d.uid64);
+	CHECK_EQ(d.uid128.instance, 1);
+	CHECK_EQ(d.uid128.p1, ((uint64_t)xpti_payload_source_file_sid(d.payload) << 32) |
+				  xpti_payload_name_sid(d.payload));
+	CHECK_EQ(d.uid128.p2, ((uint64_t)2 << 32) | 30);
+	CHECK(xpti_uid128_is_valid(&d.uid128));
+	CHECK_EQ(d.event->event_type, XPTI_EVENT_ALGORITHM);
+	CHECK_EQ(d.event->activity_type, XPTI_ACTIVITY_ACTIVE);
+	CHECK(xptiFindEvent(d.uid64) == d.event);
+	CHECK(xptiQueryPayloadByUID(d.uid64) == d.payload);
+	CHECK(xptiLookupEvent(d.uid64) != NULL);
+	CHECK(xptiLookupPayload(d.uid64) != NULL);
+	CHECK(xptiLookupEvent(0) == NULL && xptiLookupPayload(12345678) == NULL);
+	CHECK_EQ(xptiGetTracepointData(NULL, &d2), XPTI_RESULT_INVALIDARG);
+	CHECK_EQ(xptiGetTracepointData(tp, NULL), XPTI_RESULT_INVALIDARG);
+
+	tp2 = xptiCreateTracepoint("tp_fn", "tp.c", 30, 2, NULL); /* the same location again */
+	CHECK(tp2 && tp2 != tp);
+	CHECK_EQ(xptiGetTracepointData(tp2, &d2), XPTI_RESULT_SUCCESS);
+	CHECK(d2.uid128.p1 == d.uid128.p1 && d2.uid128.p2 == d.uid128.p2);
+	CHECK_EQ(d2.uid128.instance, 2);
+	CHECK(d2.uid64 != d.uid64);
+
+	unk = xptiCreateTracepoint(NULL, "", 1, 1, NULL); /* nothing to name it by */
+	CHECK_EQ(xptiGetTracepointData(unk, &d2), XPTI_RESULT_SUCCESS);
+	unk_slot = (uint32_t)d2.uid64;
+	CHECK(strcmp(d2.payload->name, "unknown") == 0 &&
+	      strcmp(d2.payload->source_file, "unknown-file") == 0 && d2.payload->line_no == 0);
+
+	/* scope data: per thread, and the universal id follows it */
+	CHECK(xptiGetTracepointScopeData() == NULL);
+	CHECK_EQ(xptiSetTracepointScopeData(NULL), XPTI_RESULT_INVALIDARG);
+	CHECK_EQ(xptiSetTracepointScopeData(tp), XPTI_RESULT_SUCCESS);
+	CHECK(xptiGetTracepointScopeData() == tp);
+	CHECK_EQ(xptiGetUniversalId(), d.uid64);
+	xptiUnsetTracepointScopeData();
+	CHECK(xptiGetTracepointScopeData() == NULL);
+	CHECK_EQ(xptiGetUniversalId(), 0);
+	scope = xptiRegisterTracepointScope("scope_fn", "scope.c", 3, 0, NULL);
+	CHECK(scope != NULL && xptiGetTracepointScopeData() == NULL); /* registering sets nothing */
+	CHECK_EQ(xptiDeleteTracepoint((xpti_tracepoint_t *)scope), XPTI_RESULT_SUCCESS);
+
+	CHECK(!xptiCheckTracepointScopeNotification());
+	xptiEnableTracepointScopeNotification(true);
+	CHECK(xptiCheckTracepointScopeNotification());
+	xptiEnableTracepointScopeNotification(false);
+	CHECK(!xptiCheckTracepointScopeNotification());
+
+	/* delete: the id stops resolving, a second delete is refused */
+	uid = d.uid64;
+	CHECK_EQ(xptiDeleteTracepoint(NULL), XPTI_RESULT_INVALIDARG);
+	CHECK_EQ(xptiDeleteTracepoint(tp), XPTI_RESULT_SUCCESS);
+	CHECK(xptiFindEvent(uid) == NULL && xptiLookupEvent(uid) == NULL);
+	CHECK_EQ(xptiDeleteTracepoint(tp), XPTI_RESULT_INVALIDARG);
+	CHECK_EQ(xptiGetTracepointData(tp, &d2), XPTI_RESULT_INVALIDARG);
+	CHECK_EQ(xptiDeleteTracepoint(tp2), XPTI_RESULT_SUCCESS);
+	CHECK_EQ(xptiDeleteTracepoint(unk), XPTI_RESULT_SUCCESS);
+	/* create + delete per call reuses one slot (the last released): memory does not grow */
+	for (int i = 0, same = 0; i < 10000; i++) {
+		xpti_tracepoint_t *t = xptiCreateTracepoint("hot", "hot.c", 1, 0, NULL);
+
+		CHECK_EQ(xptiGetTracepointData(t, &d2), XPTI_RESULT_SUCCESS);
+		same += (uint32_t)d2.uid64 == unk_slot;
+		xptiDeleteTracepoint(t);
+		if (i == 9999)
+			CHECK_EQ(same, 10000);
+	}
+	CHECK_EQ(d2.uid128.instance, 10000);
 }
 
 static void test_callbacks(void)
@@ -346,11 +514,13 @@ static void test_metadata(void)
 	xpti_payload_t p;
 	uint64_t inst;
 	xpti_trace_event_data_t *ev;
-	xpti_metadata_t *md;
+	xpti_metadata_map_t *md;
 	xpti_string_id_t k;
 	xpti_object_id_t v, v2;
 	xpti_object_data_t d;
 	char key[16], *tmp;
+	uint64_t u;
+	int64_t i64;
 
 	xpti_payload_init_name(&p, "md_event");
 	ev = xptiMakeEvent("", &p, XPTI_EVENT_ALGORITHM, XPTI_ACTIVITY_ACTIVE, &inst);
@@ -388,7 +558,8 @@ static void test_metadata(void)
 	CHECK_EQ(xptiMetadataFind(md, xptiRegisterString("u64", &tmp), &v), XPTI_RESULT_SUCCESS);
 	d = xptiLookupObject(v);
 	CHECK(d.size == 8 && d.type == XPTI_METADATA_UNSIGNED_INTEGER);
-	CHECK(d.data && *(const uint64_t *)(const void *)d.data == 0x1122334455667788ULL);
+	memcpy(&u, d.data, sizeof(u)); /* object bytes are not aligned */
+	CHECK(u == 0x1122334455667788ULL);
 	CHECK_EQ(xptiMetadataFind(md, xptiRegisterString("str", &tmp), &v), XPTI_RESULT_SUCCESS);
 	d = xptiLookupObject(v);
 	CHECK(d.size == 5 && d.type == XPTI_METADATA_STRING && memcmp(d.data, "hello", 5) == 0);
@@ -401,7 +572,8 @@ static void test_metadata(void)
 	CHECK_EQ(xptiMetadataGet(md, 36, &k, &v), XPTI_RESULT_SUCCESS);
 	CHECK(strcmp(xptiLookupString(k), "key29") == 0);
 	d = xptiLookupObject(v);
-	CHECK(d.size == 8 && *(const int64_t *)(const void *)d.data == 29);
+	memcpy(&i64, d.data, sizeof(i64));
+	CHECK(d.size == 8 && i64 == 29);
 }
 
 static void *other_thread(void *arg)
@@ -458,7 +630,9 @@ static void test_ids_and_tls(void)
 		xptiUnstashTuple();
 	CHECK_EQ(xptiGetStashedTuple(&k, &v), XPTI_RESULT_NOTFOUND);
 
-	CHECK_EQ(xptiGetDefaultStreamID(), 0);
+	/* the default stream is registered by the framework */
+	CHECK_EQ(xptiGetDefaultStreamID(), 1);
+	CHECK_EQ(xptiRegisterStream("xpti.framework"), 1);
 	CHECK_EQ(xptiSetDefaultStreamID(0), XPTI_RESULT_INVALIDARG);
 	CHECK_EQ(xptiSetDefaultStreamID(0xFF), XPTI_RESULT_INVALIDARG);
 	CHECK_EQ(xptiSetDefaultStreamID(200), XPTI_RESULT_SUCCESS); /* >= 128 is fine */
@@ -485,7 +659,13 @@ static void test_streams_and_init(void)
 	CHECK_EQ(xptiInitialize(NULL, 1, 0, "v"), XPTI_RESULT_INVALIDARG);
 	CHECK_EQ(xptiInitialize("", 1, 0, "v"), XPTI_RESULT_INVALIDARG);
 	CHECK_EQ(xptiInitialize("init.stream", 1, 0, NULL), XPTI_RESULT_INVALIDARG);
+	CHECK_EQ(xptiGetEffectiveStreamDetailLevel(xptiRegisterStream("init.stream")),
+		 XPTI_STREAM_DETAIL_LEVEL_NORMAL); /* not initialised yet */
 	CHECK_EQ(xptiInitialize("init.stream", 1, 0, "1.0"), XPTI_RESULT_SUCCESS);
+	/* initialised with no subscriber asking for anything */
+	CHECK_EQ(xptiGetEffectiveStreamDetailLevel(xptiRegisterStream("init.stream")),
+		 XPTI_STREAM_DETAIL_LEVEL_NONE);
+	CHECK_EQ(xptiGetEffectiveStreamDetailLevel(1), XPTI_STREAM_DETAIL_LEVEL_NONE);
 	/* fill the table: ids 1..254, then 0xFF, never wrapping */
 	for (int i = 1; i < 400; i++) {
 		uint8_t id;
@@ -553,6 +733,8 @@ int main(void)
 	test_objects();
 	test_types();
 	test_payloads();
+	test_instances();
+	test_tracepoints();
 	test_callbacks();
 	test_metadata();
 	test_ids_and_tls();

@@ -50,7 +50,8 @@ content() {
 	# Instants: the exact list, in order, with ids and args.
 	cut -d' ' -f4- d.txt | grep '^instant ' >instants.txt
 	cat >expected.txt <<EOF
-instant name=xpti.stream args=stream:ht.test,id:1,major:1,minor:2,version:1.2.0
+instant name=xpti.stream args=stream:xpti.framework,id:1,major:1,minor:0,version:1.0.0
+instant name=xpti.stream args=stream:ht.test,id:2,major:1,minor:2,version:1.2.0
 instant name=ht.test:mem_alloc args=handle:170,pointer:47872,size:4096,guard_zone:16
 instant name=ht.test:graph_create args=uid:$graph,instance:1,name:graph0,kind:dag,nodes:2
 instant name=ht.test:node_create args=uid:$na,instance:1,parent:$graph,name:node_a,file:prog.c,line:31,kernel:vadd,prio:-3
@@ -72,9 +73,9 @@ EOF
 	check_valid t
 	bt2_read t b.txt
 	assert_eq "$(count 'hetrace:region_begin:' b.txt)" 17 "babeltrace2 region_begin"
-	assert_eq "$(count 'hetrace:instant:' b.txt)" 11 "babeltrace2 instants"
+	assert_eq "$(count 'hetrace:instant:' b.txt)" 12 "babeltrace2 instants"
 	"$HT" info t >info.txt || fail "info failed"
-	grep -q 'region_begin 17, region_end 17, instant 11' info.txt ||
+	grep -q 'region_begin 17, region_end 17, instant 12' info.txt ||
 		fail "info counts: $(grep events info.txt)"
 }
 
@@ -109,7 +110,8 @@ inert() {
 	# takes no stream, so the program sees nobody subscribed and nothing is written.
 	XPTI_FRAMEWORK_DISPATCHER=$BUILD/lib/libxptifw.so XPTI_SUBSCRIBERS=$BUILD/lib/libhetrace-xpti.so \
 		"$PROG" run >../out2.txt 2>../err2.txt || fail "program exited $? with an idle subscriber"
-	grep -qE '^uids alpha=1 beta=2 graph=[1-9]' ../out2.txt || fail "dispatcher not used: $(cat ../out2.txt)"
+	# One instance per xptiMakeEvent: alpha's last is the 5th, beta's the 8th.
+	grep -qE '^uids alpha=5 beta=8 graph=[1-9]' ../out2.txt || fail "dispatcher not used: $(cat ../out2.txt)"
 	[ ! -s ../err2.txt ] || fail "stderr with an idle subscriber: $(cat ../err2.txt)"
 	XPTI_FRAMEWORK_DISPATCHER=$BUILD/lib/libxptifw.so XPTI_SUBSCRIBERS=$BUILD/lib/libhetrace-xpti.so \
 		"$PROG" bench 1000 >../out3.txt 2>&1 || fail "bench exited $?"

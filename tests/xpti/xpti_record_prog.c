@@ -4,7 +4,7 @@
  * stream "ht.test" so that the tests can assert the exact trace `hetrace record` makes of them.
  *
  *   xpti_record_prog run     the scenario below; prints the unique ids it got, one line
- *   xpti_record_prog threads 4 threads notify at once: each 1000 x "shared" (one event for
+ *   xpti_record_prog threads 4 threads notify at once: each 1000 x "shared" (one trace point for
  *                            all) and 100 x "own<i>" (an event per thread, created in the race)
  *   xpti_record_prog bench N N function_begin/end pairs on one event; prints ns/notification
  *

@@ -1,9 +1,10 @@
 /*
- * The seed's semantic tests against the dispatcher: (1) the string table on 5,000 strings
- * (ids dense from 1, lookups return the interned pointer, duplicates return the same id and
- * pointer), (2) 1,000 trace points (same payload -> same event and unique_id, find by
- * unique_id, payload fields round-trip, instance numbers count visits), (3) notifications:
- * 30 trace points x 30 visits, counted per event and per instance by the callback.
+ * The seed's semantic tests against the dispatcher, with Intel's current semantics: (1) the
+ * string table on 5,000 strings (ids dense from 1, lookups return the interned pointer,
+ * duplicates return the same id and pointer), (2) 1,000 trace points made twice (each visit a
+ * new event with its own unique_id, the same uid.p1/p2, instance 1 then 2; find by unique_id,
+ * payload fields round-trip), (3) notifications: 30 trace points x 30 visits, counted per
+ * trace point and per instance by the callback, every instance still found afterwards.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -70,14 +71,18 @@ static void test_trace_points(void)
 		CHECK_EQ(inst, 1);
 	}
 	for (int i = 0; i < NTP; i++) {
-		const xpti_payload_t *q;
+		const xpti_payload_t *q, *q2;
+		xpti_trace_event_data_t *again;
 
 		make_payload(&p, i, name, sizeof(name));
-		same += xptiMakeEvent(name, &p, XPTI_EVENT_ALGORITHM, XPTI_ACTIVITY_ACTIVE,
-				      &inst) == events[i];
-		second += inst == 2;
-		found += xptiFindEvent(events[i]->unique_id) == events[i];
+		again = xptiMakeEvent(name, &p, XPTI_EVENT_ALGORITHM, XPTI_ACTIVITY_ACTIVE, &inst);
 		q = xptiQueryPayload(events[i]);
+		q2 = xptiQueryPayload(again);
+		same += again && again != events[i] && again->unique_id != events[i]->unique_id &&
+			q2 && q2->uid.p1 == q->uid.p1 && q2->uid.p2 == q->uid.p2;
+		second += inst == 2 && again->instance_id == 2 && events[i]->instance_id == 1;
+		found += xptiFindEvent(events[i]->unique_id) == events[i] &&
+			 xptiFindEvent(again->unique_id) == again;
 		fields += q && strcmp(q->name, name) == 0 &&
 			  strcmp(q->source_file, "semantic.c") == 0 && q->line_no == (uint32_t)i &&
 			  q->column_no == (uint32_t)(i % 80);
@@ -92,13 +97,15 @@ static void test_trace_points(void)
 }
 
 static int counts[NNOTE_TP + 1][NVISITS + 1];
-static uint64_t first_uid;
+static uint64_t uids[NNOTE_TP][NVISITS + 1];
 static int stray;
 
+/* The trace point is the payload's line, the visit the callback's instance. */
 static void count_cb(uint16_t tt, xpti_trace_event_data_t *parent, xpti_trace_event_data_t *ev,
 		     uint64_t instance, const void *ud)
 {
-	uint64_t k = ev ? ev->unique_id - first_uid : ~0ULL;
+	const xpti_payload_t *p = ev ? xptiQueryPayload(ev) : NULL;
+	uint64_t k = p ? p->line_no : ~0ULL;
 
 	(void)parent, (void)ud;
 	if (tt != XPTI_TRACE_TASK_BEGIN || k >= NNOTE_TP || instance == 0 || instance > NVISITS) {
@@ -124,9 +131,8 @@ static void test_notifications(void)
 			xpti_payload_init_source(&p, name, "notify.c", (uint32_t)i, 0, NULL);
 			ev = xptiMakeEvent(name, &p, XPTI_EVENT_ALGORITHM, XPTI_ACTIVITY_ACTIVE,
 					   &inst);
-			if (v == 0 && i == 0)
-				first_uid = ev->unique_id;
 			CHECK_EQ(inst, (uint64_t)v + 1);
+			uids[i][v + 1] = ev->unique_id;
 			CHECK_EQ(
 			    xptiNotifySubscribers(sid, XPTI_TRACE_TASK_BEGIN, NULL, ev, inst, NULL),
 			    XPTI_RESULT_SUCCESS);
@@ -139,11 +145,16 @@ static void test_notifications(void)
 			ok += counts[i][v] == 1;
 	CHECK_EQ(ok, NNOTE_TP * NVISITS);
 	CHECK_EQ(stray, 0);
+	ok = 0;
 	for (int i = 0; i < NNOTE_TP; i++) {
-		const xpti_trace_event_data_t *e = xptiFindEvent(first_uid + (uint64_t)i);
+		for (int v = 1; v <= NVISITS; v++) {
+			const xpti_trace_event_data_t *e = xptiFindEvent(uids[i][v]);
 
-		CHECK(e && e->instance_id == NVISITS);
+			ok += e && e->instance_id == (uint64_t)v &&
+			      e->reserved.payload->line_no == (uint32_t)i;
+		}
 	}
+	CHECK_EQ(ok, NNOTE_TP * NVISITS);
 }
 
 int main(void)

@@ -1,10 +1,11 @@
 /*
  * Many-thread stress test, built with ThreadSanitizer: 8 threads concurrently intern strings,
- * create and re-create events from the same payloads, look them up, and notify, while one more
- * thread keeps registering and unregistering a second callback. Checks that every thread saw
- * the same ids for the same strings and payloads, that instance numbers of a shared event are
- * exactly 1..N with no duplicate, and that the always-registered callback saw every
- * notification once.
+ * make events (new instances) from the same payloads, look them up, notify, and release every
+ * other instance (so slots are recycled through the free list while others are taken), while
+ * one more thread keeps registering and unregistering a second callback. Checks that every
+ * thread saw the same ids for the same strings and trace points, that the instance numbers of
+ * a trace point are exactly 1..N with no duplicate, that a released instance never resolves
+ * again, and that the always-registered callback saw every notification once.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -26,7 +27,7 @@ static _Atomic int stop_churn;
 static _Atomic uint64_t counted;
 static _Atomic uint64_t churn_calls;
 static xpti_string_id_t str_ids[NTHREADS][NSTR];
-static uint64_t tp_uids[NTHREADS][NTP];
+static uint64_t tp_keys[NTHREADS][NTP]; /* uid.p2 of the payload: the trace point */
 /* seen[tp][instance] for shared trace points */
 static _Atomic unsigned char seen[NTP][NTHREADS * ROUNDS + 1];
 static _Atomic int dup_instances;
@@ -73,12 +74,19 @@ static void *worker(void *arg)
 			}
 			if (atomic_exchange(&seen[k][inst], 1))
 				atomic_fetch_add(&dup_instances, 1);
-			tp_uids[t][k] = ev->unique_id;
+			tp_keys[t][k] = xptiQueryPayload(ev)->uid.p2;
 			if (xptiFindEvent(ev->unique_id) != ev)
 				atomic_fetch_add(&dup_instances, 1);
 			xptiNotifySubscribers(sid, XPTI_TRACE_TASK_BEGIN, NULL, ev, inst, NULL);
 			xptiNotifySubscribers(sid, XPTI_TRACE_TASK_END, NULL, ev, inst, NULL);
 			xptiLookupString(str_ids[t][k % NSTR]);
+			if (i % 2) {
+				uint64_t uid = ev->unique_id;
+
+				xptiReleaseEvent(ev);
+				if (xptiFindEvent(uid) != NULL)
+					atomic_fetch_add(&dup_instances, 1);
+			}
 		}
 	}
 	return NULL;
@@ -113,7 +121,7 @@ int main(void)
 
 	for (int t = 1; t < NTHREADS; t++) {
 		same_str += memcmp(str_ids[t], str_ids[0], sizeof(str_ids[0])) == 0;
-		same_tp += memcmp(tp_uids[t], tp_uids[0], sizeof(tp_uids[0])) == 0;
+		same_tp += memcmp(tp_keys[t], tp_keys[0], sizeof(tp_keys[0])) == 0;
 	}
 	CHECK_EQ(same_str, NTHREADS - 1);
 	CHECK_EQ(same_tp, NTHREADS - 1);
