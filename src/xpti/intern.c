@@ -28,11 +28,6 @@ const struct ht_xpti_intern_entry *ht_xpti_intern_get(struct ht_xpti_intern *t, 
 	return &chunk[idx & (HT_XPTI_CHUNK_SIZE - 1)];
 }
 
-uint32_t ht_xpti_intern_count(struct ht_xpti_intern *t)
-{
-	return atomic_load_explicit(&t->count, memory_order_acquire);
-}
-
 static bool ht_xpti_intern_eq(const void *ctx, uint32_t idx)
 {
 	const struct ht_xpti_intern_probe *pr = ctx;

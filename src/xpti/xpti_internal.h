@@ -98,7 +98,6 @@ long ht_xpti_intern_add(struct ht_xpti_intern *t, const void *data, size_t len, 
 long ht_xpti_intern_find(struct ht_xpti_intern *t, const void *data, size_t len, uint64_t hash);
 /* Return: the entry at `idx`, NULL if there is none. Lock-free. */
 const struct ht_xpti_intern_entry *ht_xpti_intern_get(struct ht_xpti_intern *t, uint64_t idx);
-uint32_t ht_xpti_intern_count(struct ht_xpti_intern *t);
 void ht_xpti_intern_reset(struct ht_xpti_intern *t);
 
 /* ---- strings.c (and ht_xpti_string_add, declared in cxx_bridge.h) ---- */
