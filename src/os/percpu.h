@@ -11,12 +11,13 @@
  * leaves OS scheduling to the per-thread source of libhetrace-preload.so.
  *
  * While the command runs, intervals go to a spool file (unlinked, in the
- * trace directory) in the order they end. When it has exited, each is
- * written into the directory of the process image it belongs to, told
- * apart by the images' clock anchors (exec and exit), in a stream "os-cpu"
- * of the classes the per-thread source writes (cpu_state, lost), so readers
- * need not know which method ran; each process notes the method itself
- * (os_status in its process stream: `record` sets HETRACE_OS=cpu).
+ * trace directory) in the order they end. When it has exited, those of the
+ * threads that recorded events are written into the directory of the
+ * process image they belong to (told apart by the images' exec and exit
+ * anchors), in a stream "os-cpu" of the classes the per-thread source
+ * writes (cpu_state, lost), so readers need not know which method ran;
+ * each process notes the method itself (os_status in its process stream:
+ * `record` sets HETRACE_OS=cpu).
  */
 #ifndef HT_OS_PERCPU_H
 #define HT_OS_PERCPU_H

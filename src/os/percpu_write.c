@@ -5,6 +5,10 @@
  * counts that are its own. (The process noted the method in its process
  * stream itself, os_status, told by HETRACE_OS=cpu.)
  *
+ * Which: the threads that have a stream of their own in the directory (that
+ * recorded events), as the per-thread method covers; a runtime's helper
+ * threads that record nothing are left out, as they are of every view.
+ *
  * Whose: a pid's directories (one per image: exec, a failed exec, a reused
  * pid) are ordered by their start anchors; one ends where its exit or exec
  * anchor says, else where the next begins, the last one never (after an
@@ -47,6 +51,8 @@ struct pdir {
 	uint64_t start, end; /* anchors (ns); end 0: none */
 	int exec;	     /* the image ended in exec */
 	uint64_t lo, hi;     /* the beginnings it takes: [lo, hi) */
+	int32_t *tids;	     /* threads with a stream, sorted */
+	size_t ntids, tcap;
 	/* the stream, opened at its first event */
 	int out;
 	uint8_t *pkt;
@@ -128,6 +134,43 @@ static int read_process(struct pdir *d)
 	return d->start ? 0 : -ENODATA;
 }
 
+static int by_tid(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Lists the threads that have a stream in d ("thread-<tid>", maybe with a ".N"). */
+static int read_threads(struct pdir *d)
+{
+	int fd = dup(d->fd);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	rewinddir(dir);
+	while ((de = readdir(dir))) {
+		char *end;
+		long tid = strncmp(de->d_name, "thread-", 7) ? 0 : strtol(de->d_name + 7, &end, 10);
+
+		if (tid <= 0 || (*end && *end != '.'))
+			continue;
+		if (ht_grow((void **)&d->tids, &d->tcap, sizeof *d->tids, d->ntids + 1)) {
+			closedir(dir);
+			return -ENOMEM;
+		}
+		d->tids[d->ntids++] = (int32_t)tid;
+	}
+	closedir(dir);
+	qsort(d->tids, d->ntids, sizeof *d->tids, by_tid);
+	return 0;
+}
+
 /* Collects the process directories of the trace (those with a start anchor). */
 static int scan(struct writer *w, int dfd)
 {
@@ -155,8 +198,9 @@ static int scan(struct writer *w, int dfd)
 		strcpy(d.name, de->d_name);
 		d.pid = (int32_t)pid;
 		if (faccessat(d.fd, "metadata", F_OK, AT_SYMLINK_NOFOLLOW) || read_process(&d) ||
-		    ht_grow((void **)&w->dirs, &w->cap, sizeof d, w->n + 1)) {
+		    read_threads(&d) || ht_grow((void **)&w->dirs, &w->cap, sizeof d, w->n + 1)) {
 			close(d.fd);
+			free(d.tids);
 			continue;
 		}
 		w->dirs[w->n++] = d;
@@ -309,7 +353,9 @@ static void put_state(struct writer *w, const struct ht_os_spool_ent *e)
 					   .end_ns = e->end,
 					   .cpu = e->cpu};
 
-	if (e->state >= HT_CPU_STATE_COUNT || !d || (d->out < 0 && stream_open(w, d)))
+	if (e->state >= HT_CPU_STATE_COUNT || !d ||
+	    !bsearch(&e->tid, d->tids, d->ntids, sizeof *d->tids, by_tid) ||
+	    (d->out < 0 && stream_open(w, d)))
 		return;
 	OS_WRITE(w, d, cpu_state, &ev, e->end);
 }
@@ -365,6 +411,7 @@ out:
 			close(w.dirs[i].out);
 		close(w.dirs[i].fd);
 		free(w.dirs[i].pkt);
+		free(w.dirs[i].tids);
 	}
 	free(w.dirs);
 	free(buf);
