@@ -111,8 +111,9 @@ static void print_process(const struct ht_trace_process *p, const struct ht_proc
 	if (s->os_note[0] && s->os_note_kind != HT_OS_ON)
 		printf("  os          %s\n", T(s->os_note)); /* the recorder notes it once */
 	else if (s->events_thread[HT_EV_CPU_STATE])
-		printf("  os          %llu CPU-state intervals (running/preempted/blocked)%s\n",
+		printf("  os          %llu CPU-state intervals (running/preempted/blocked)%s%s%s\n",
 		       (unsigned long long)s->events_thread[HT_EV_CPU_STATE],
+		       s->os_note[0] ? " from " : "", s->os_note, /* the method */
 		       s->lost[HT_LOST_OS_RECORD] ? ", with gaps where OS records were lost" : "");
 	if (!s->have_exit && s->have_exec)
 		printf("  note        this image ended in exec: the process goes on in the "

@@ -27,6 +27,7 @@
 #include "ring/consumer.h"
 #include "core/clock.h"
 #include "core/config.h"
+#include "os/percpu.h"
 #include "ring/ring.h"
 
 static const char usage[] =
@@ -387,6 +388,8 @@ int ht_cmd_record(int argc, char **argv)
 	struct sigaction sa;
 	pid_t pid;
 	struct ht_consumer *consumer;
+	struct ht_os_percpu *percpu = NULL;
+	char osmsg[512];
 	unsigned int salvaged = 0;
 	ssize_t n;
 	int child_errno = 0;
@@ -513,8 +516,18 @@ int ht_cmd_record(int argc, char **argv)
 		setenv("HETRACE_BUFFER", buffer, 1);
 	if (api)
 		setenv("HETRACE_API", api, 1);
+	/*
+	 * OS scheduling: read here from per-CPU events where this user may
+	 * open them (the traced threads then pay only the kernel's writing of
+	 * the records; the processes only note the method), else by each traced
+	 * thread itself (libhetrace-preload.so, the default of HETRACE_OS).
+	 */
 	if (os)
-		unsetenv("HETRACE_OS"); /* on by default */
+		percpu = ht_os_percpu_open(dfd);
+	if (percpu)
+		setenv("HETRACE_OS", "cpu", 1);
+	else if (os)
+		unsetenv("HETRACE_OS");
 	else
 		setenv("HETRACE_OS", "0", 1);
 	/*
@@ -527,6 +540,7 @@ int ht_cmd_record(int argc, char **argv)
 
 	if (pipe2(pipefd, O_CLOEXEC)) {
 		ht_consumer_finish(consumer);
+		ht_os_percpu_finish(percpu, dfd, osmsg, sizeof osmsg);
 		close(dfd);
 		return ht_error("cannot create pipe: %s", strerror(errno));
 	}
@@ -534,6 +548,7 @@ int ht_cmd_record(int argc, char **argv)
 	pid = fork();
 	if (pid < 0) {
 		ht_consumer_finish(consumer);
+		ht_os_percpu_finish(percpu, dfd, osmsg, sizeof osmsg);
 		close(dfd);
 		return ht_error("cannot start '%s': %s", argv[optind], strerror(errno));
 	}
@@ -549,6 +564,12 @@ int ht_cmd_record(int argc, char **argv)
 	}
 	child_pid = pid;
 	close(pipefd[1]);
+	if (percpu && (code = ht_os_percpu_start(percpu))) {
+		ht_error("cannot read OS scheduling events: %s; CPU states are not recorded",
+			 strerror(-code));
+		ht_os_percpu_finish(percpu, dfd, osmsg, sizeof osmsg);
+		percpu = NULL;
+	}
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = forward_signal;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
@@ -568,6 +589,8 @@ int ht_cmd_record(int argc, char **argv)
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
 	}
+	if (ht_os_percpu_finish(percpu, dfd, osmsg, sizeof osmsg))
+		ht_error("%s", osmsg);
 	if (n == sizeof child_errno) {
 		/* exec failed: nothing was traced; leave no empty trace behind. */
 		unlinkat(dfd, "hetrace.index", 0);

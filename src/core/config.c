@@ -66,7 +66,7 @@ void ht_config_load(struct ht_config *c)
 	memset(c, 0, sizeof *c);
 	c->packet_size = HT_PACKET_DEFAULT;
 	c->use_tsc = 0;
-	c->os = 1;
+	c->os = HT_CONFIG_OS_THREAD;
 	c->ring_slots = HT_RING_SLOTS_DEFAULT; /* used where `record`'s doorbell is found */
 
 	v = getenv("HETRACE_DIR");
@@ -111,9 +111,11 @@ void ht_config_load(struct ht_config *c)
 	v = getenv("HETRACE_OS");
 	if (v && *v) {
 		if (!strcmp(v, "0"))
-			c->os = 0;
+			c->os = HT_CONFIG_OS_OFF;
+		else if (!strcmp(v, "cpu"))
+			c->os = HT_CONFIG_OS_RECORD;
 		else if (strcmp(v, "1"))
-			warn_value("HETRACE_OS", v, "0 or 1", "1");
+			warn_value("HETRACE_OS", v, "0, 1 or cpu", "1");
 	}
 
 	v = getenv("HETRACE_RING");

@@ -13,11 +13,16 @@ struct ht_config {
 	size_t packet_size;   /* HETRACE_BUFFER: sub-buffer (packet) bytes */
 	int use_tsc;	      /* HETRACE_CLOCK: tsc[:HZ] | monotonic */
 	double tsc_hz;	      /* HETRACE_TSC_HZ, else HZ of HETRACE_CLOCK=tsc:HZ */
-	int os;		      /* HETRACE_OS: record OS scheduling (1, default) or not (0) */
+	int os;		      /* HETRACE_OS: HT_CONFIG_OS_* */
 	unsigned int ring_slots; /* HETRACE_RING: packets per stream ring for `hetrace
 				  * record` to drain (ring/ring.h, 16 by default, used
 				  * where its doorbell is); 0 = write them here */
 };
+
+/* HETRACE_OS: who records OS scheduling. */
+#define HT_CONFIG_OS_OFF    0 /* "0": nobody */
+#define HT_CONFIG_OS_THREAD 1 /* unset or "1" (default): each traced thread, per thread */
+#define HT_CONFIG_OS_RECORD 2 /* "cpu": `hetrace record`, per CPU; the process only notes it */
 
 #define HT_PACKET_DEFAULT (64u * 1024)
 #define HT_PACKET_MIN (16u * 1024)

@@ -52,6 +52,7 @@
 #include "core/recorder.h"
 #include "core/session.h"
 #include "core/source.h"
+#include "os/perf.h"
 
 /*
  * Ring data size: 4 packets of the thread's stream, then smaller when the
@@ -64,7 +65,7 @@
  */
 #define RING_PACKETS 4
 #define RING_MIN     (8u * 1024)
-#define RECORD_MAX   64 /* bytes of a record we ever look at */
+#define RECORD_MAX   HT_PERF_RECORD_MAX
 
 struct ht_os_ring {
 	int fd;
@@ -106,17 +107,6 @@ struct note {
 	char reason[240];
 };
 
-static int read_paranoid(void)
-{
-	char buf[16] = "";
-	int fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	return n > 0 ? atoi(buf) : -100; /* -100: unknown */
-}
-
 static int write_note(struct ht_stream *proc, struct ht_strtab *strs, void *arg)
 {
 	const struct note *n = arg;
@@ -133,7 +123,7 @@ static int write_note(struct ht_stream *proc, struct ht_strtab *strs, void *arg)
 static void note(enum ht_os_status_kind kind, int err, const char *fmt, const char *what)
 {
 	int *flag = kind == HT_OS_OFF ? &noted_off : kind == HT_OS_ON ? &noted_on : &noted_partial;
-	struct note n = {.kind = kind, .err = err, .paranoid = read_paranoid()};
+	struct note n = {.kind = kind, .err = err, .paranoid = ht_perf_paranoid()};
 
 	if (__atomic_exchange_n(flag, 1, __ATOMIC_RELAXED))
 		return;
@@ -148,19 +138,7 @@ static int perf_open(int tid, int with_lost)
 {
 	struct perf_event_attr a;
 
-	memset(&a, 0, sizeof a);
-	a.size = sizeof a;
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_DUMMY;
-	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
-	a.sample_id_all = 1;
-	a.context_switch = 1;
-	a.exclude_kernel = 1; /* what perf_event_paranoid 2 allows; switches are still reported */
-	a.exclude_hv = 1;
-	a.use_clockid = 1;
-	a.clockid = CLOCK_MONOTONIC;
-	if (with_lost)
-		a.read_format = PERF_FORMAT_LOST;
+	ht_perf_switch_attr(&a, with_lost);
 	return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
@@ -201,6 +179,12 @@ static void *os_thread_open(struct ht_stream *s, int tid)
 	struct ht_os_ring *r;
 	int err = ENOMEM;
 
+	if (ht_session_borrow_config()->os == HT_CONFIG_OS_RECORD) {
+		/* `hetrace record` reads per-CPU events (os/percpu.h): only say so */
+		note(HT_OS_ON, 0, "%s%.0s (perf_event_paranoid %d)",
+		     "per-CPU context switches, read by hetrace record");
+		return NULL;
+	}
 	if (__atomic_load_n(&os_off, __ATOMIC_RELAXED))
 		return NULL;
 	if (!out_stream())
@@ -262,8 +246,8 @@ static void *os_thread_open(struct ht_stream *s, int tid)
 		     "OS scheduling partial");
 		return NULL;
 	}
-	note(HT_OS_ON, 0, "%s%.0s (perf_event_paranoid %d)",
-	     "OS scheduling recorded: per-thread context switches");
+	/* the method, as `info` shows it after the intervals */
+	note(HT_OS_ON, 0, "%s%.0s (perf_event_paranoid %d)", "per-thread context switches");
 	/* The thread runs now: that is its first state. */
 	r->known = 1;
 	r->state = HT_CPU_RUNNING;
@@ -283,15 +267,7 @@ static void *os_thread_open(struct ht_stream *s, int tid)
 /* Copies n bytes at ring offset off (wrapping) into dst. */
 static void ring_copy(const struct ht_os_ring *r, uint64_t off, void *dst, size_t n)
 {
-	const uint8_t *data = r->base + (r->map_size - r->data_size);
-	size_t o = (size_t)(off % r->data_size), first = r->data_size - o;
-
-	if (first >= n) {
-		memcpy(dst, data + o, n);
-	} else {
-		memcpy(dst, data + o, first);
-		memcpy((uint8_t *)dst + first, data, n - first);
-	}
+	ht_perf_ring_copy(r->base + (r->map_size - r->data_size), r->data_size, off, dst, n);
 }
 
 /* Return: nonzero when `out` can take an interval and a lost event and still keep `keep` bytes. */
@@ -555,7 +531,10 @@ static const struct ht_source_hooks os_hooks = {
     .exit = os_process_end,
 };
 
-/* Registers the source where this process records with OS scheduling on (HETRACE_OS). */
+/*
+ * Registers the source where this process records with OS scheduling on
+ * (HETRACE_OS): per thread, or only the note when `record` reads per CPU.
+ */
 __attribute__((constructor)) static void os_load(void)
 {
 	const struct ht_config *cfg = ht_session_borrow_config();

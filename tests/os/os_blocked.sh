@@ -3,7 +3,7 @@
 # cover the thread; babeltrace2 reads the new event classes.
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/oslib.sh"
-"$HT" record -q -o t -- "$OSP" block 200 || fail "record exited $?"
+record_os -q -o t -- "$OSP" block 200 || fail "record exited $?"
 need_perf t
 dump t d.txt
 monotonic d.txt

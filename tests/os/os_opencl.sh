@@ -3,7 +3,7 @@
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/oslib.sh"
 [ -x "$BUILD/bin/cl_loop" ] || { echo "SKIP: no cl_loop (OpenCL not built)"; exit 77; }
-"$HT" record -q -o t -- "$BUILD/bin/cl_loop" 10 >out.txt 2>&1 || fail "record exited $?: $(tail -3 out.txt)"
+record_os -q -o t -- "$BUILD/bin/cl_loop" 10 >out.txt 2>&1 || fail "record exited $?: $(tail -3 out.txt)"
 need_perf t
 "$HT" report t --format json >r.json || fail "report failed"
 python3 - r.json <<'PY' || fail "report OS values"

@@ -10,7 +10,9 @@
  *   os_prog fork MS       a child blocks MS ms (as "block"), then execs
  *                         "block MS"; the parent waits
  *   os_prog pingpong N A  threads "ping" and "pong" exchange a byte N times
- *                         over two pipes; A=1 adds a region per round trip
+ *                         over two pipes; A=1 adds a region per round trip;
+ *                         prints "pingpong wall_ns=W cpu_ns=C": the loop's wall
+ *                         time and the process's CPU time in it (for bench/os.sh)
  */
 #include <hetrace/hetrace.h>
 
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -181,16 +184,29 @@ static void *pong(void *arg)
 	return NULL;
 }
 
+/* CPU time of the whole process (both threads), user and system, in ns. */
+static uint64_t cpu_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000u +
+	       ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000u;
+}
+
 static int pingpong(long n, int a)
 {
 	pthread_t t;
 	char c = 'p';
+	uint64_t t0, c0;
 
 	rounds = n;
 	annotate = a;
 	if (pipe(fds) || pipe(back))
 		return 1;
 	HT_THREAD_NAME("ping");
+	t0 = now_ns();
+	c0 = cpu_ns();
 	pthread_create(&t, NULL, pong, NULL);
 	for (long i = 0; i < n; i++) {
 		if (annotate)
@@ -201,6 +217,8 @@ static int pingpong(long n, int a)
 			HT_REGION_END("round");
 	}
 	pthread_join(t, NULL);
+	printf("pingpong wall_ns=%llu cpu_ns=%llu\n", (unsigned long long)(now_ns() - t0),
+	       (unsigned long long)(cpu_ns() - c0));
 	return 0;
 }
 

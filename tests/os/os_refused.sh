@@ -1,8 +1,9 @@
-# perf_event_open refused (seccomp, as in a container): recording goes on
-# without CPU states, and info/report say why, once.
+# perf_event_open refused to record and the traced program alike (seccomp,
+# as in a container): recording goes on without CPU states, and info/report
+# say why, once.
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/oslib.sh"
-"$HT" record -q -o t -- "$BUILD/bin/os_deny" "$OSP" threads 5 >out.txt 2>&1
+"$BUILD/bin/os_deny" "$HT" record -q -o t -- "$OSP" threads 5 >out.txt 2>&1
 rc=$?
 [ $rc = 77 ] && { echo "SKIP: no seccomp here"; exit 77; }
 [ $rc = 0 ] || fail "record exited $rc: $(cat out.txt)"
