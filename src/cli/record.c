@@ -20,10 +20,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <dirent.h>
 
 #include "analysis/finalize.h"
 #include "cli/cli.h"
+#include "cli/record_dir.h"
 #include "ring/consumer.h"
 #include "core/clock.h"
 #include "core/config.h"
@@ -33,8 +33,8 @@ static const char usage[] =
 	"usage: hetrace record [options] [--] COMMAND [ARGS...]\n"
 	"\n"
 	"  -o, --output DIR      trace directory (default: hetrace-YYYYmmdd-HHMMSS)\n"
-	"  -f, --force           record into DIR even if it is not empty (an earlier\n"
-	"                        trace there is replaced)\n"
+	"  -f, --force           replace an earlier trace in DIR (only what hetrace\n"
+	"                        wrote: anything else there is refused)\n"
 	"      --api LIST        sources to enable, comma-separated: opencl,cuda,nvtx,xpti\n"
 	"                        (default: all that the program uses)\n"
 	"      --mode MODE       discard (default): drop and count events when no space is\n"
@@ -95,97 +95,6 @@ static int find_libdir(char *out, size_t cap)
 		return -1;
 	snprintf(path, sizeof path, "%s/libhetrace.so.0", out);
 	return access(path, R_OK) ? -1 : 0;
-}
-
-/* Removes an earlier hetrace trace's files in dir (only what hetrace writes). */
-static int clear_old_trace(int dfd)
-{
-	DIR *d = fdopendir(dup(dfd));
-	struct dirent *de;
-	int r = 0;
-
-	if (!d)
-		return -errno;
-	rewinddir(d); /* a dup shares the offset of the emptiness scan */
-	while ((de = readdir(d))) {
-		int pfd;
-		DIR *pd;
-		struct dirent *pe;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (!strcmp(de->d_name, "hetrace.index")) {
-			unlinkat(dfd, de->d_name, 0);
-			continue;
-		}
-		pfd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (pfd < 0 || faccessat(pfd, "metadata", F_OK, AT_SYMLINK_NOFOLLOW)) {
-			if (pfd >= 0)
-				close(pfd);
-			continue; /* not ours: leave it */
-		}
-		pd = fdopendir(pfd);
-		if (!pd) {
-			close(pfd);
-			r = -errno;
-			continue;
-		}
-		while ((pe = readdir(pd)))
-			if (strcmp(pe->d_name, ".") && strcmp(pe->d_name, ".."))
-				unlinkat(dirfd(pd), pe->d_name, 0);
-		closedir(pd);
-		if (unlinkat(dfd, de->d_name, AT_REMOVEDIR))
-			r = -errno;
-	}
-	closedir(d);
-	return r;
-}
-
-/* Creates (or, with force, reuses) the trace directory. Return: its fd, or -1. */
-static int prepare_dir(const char *dir, int force, int *created)
-{
-	struct stat st;
-	int fd;
-
-	*created = 0;
-	if (mkdir(dir, 0700) == 0) {
-		*created = 1;
-	} else if (errno != EEXIST) {
-		ht_error("cannot create trace directory '%s': %s", dir, strerror(errno));
-		return -1;
-	}
-	if (lstat(dir, &st) || !S_ISDIR(st.st_mode)) {
-		ht_error("'%s' exists and is not a directory; choose another -o", dir);
-		return -1;
-	}
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		ht_error("cannot open trace directory '%s': %s", dir, strerror(errno));
-		return -1;
-	}
-	if (!*created) {
-		DIR *d = fdopendir(dup(fd));
-		struct dirent *de;
-		int empty = 1;
-
-		if (d)
-			rewinddir(d);
-		while (d && (de = readdir(d)))
-			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-				empty = 0;
-		if (d)
-			closedir(d);
-		if (!empty && !force) {
-			ht_error("trace directory '%s' is not empty; use --force to replace "
-				 "the trace in it, or choose another -o",
-				 dir);
-			close(fd);
-			return -1;
-		}
-		if (!empty)
-			clear_old_trace(fd);
-	}
-	return fd;
 }
 
 /* Index values: one line each; control characters become spaces. */
@@ -475,7 +384,7 @@ int ht_cmd_record(int argc, char **argv)
 			clock = "monotonic";
 	}
 
-	dfd = prepare_dir(out, force, &created);
+	dfd = ht_record_dir_prepare(out, force, &created);
 	if (dfd < 0)
 		return 1;
 	if (!realpath(out, absdir)) {

@@ -37,6 +37,36 @@ expect 0 "" "$HT" record -q -o a --force -- "$PROG" single 3
 assert_eq "$(ls a | wc -l)" 2 "--force replaced the earlier trace (index + one process)"
 expect 1 "cannot create trace directory 'notadir/x'" sh -c "touch notadir && exec '$HT' record -o notadir/x -- touch ran2"
 [ ! -e ran2 ] || fail "the command ran although the output was unwritable"
+# --force replaces an earlier trace and nothing else
+mkdir -p mixed/my-results && touch mixed/my-results/metadata && echo x >mixed/my-results/notes.txt
+expect 1 "trace directory 'mixed' holds 'my-results', which hetrace did not write; --force replaces only an earlier trace" \
+	"$HT" record --force -o mixed -- touch ran3
+[ ! -e ran3 ] || fail "the command ran although --force refused the output"
+assert_eq "$(cat mixed/my-results/notes.txt 2>&1)" x "--force and a user's directory"
+cp -r a mine && p=$(ls -d mine/*/) && echo y >"${p}notes.txt"
+expect 1 "holds '[0-9]+-annot_prog/notes.txt', which hetrace did not write" \
+	"$HT" record --force -o mine -- true
+assert_eq "$(cat "${p}notes.txt" 2>&1)" y "--force and a user's file in a process directory"
+[ -n "$(ls mine/*/thread-*)" ] || fail "a refused --force removed part of the earlier trace"
+cp -r a export && sed -i '1a /* export = "ctf" */' export/*/metadata
+expect 1 "holds '[0-9]+-annot_prog', which hetrace did not write" "$HT" record --force -o export -- true
+# what a killed recording leaves behind is hetrace's too
+cp -r a left && p=$(ls -d left/*/) && touch left/.doorbell "${p}.thread-1.cur" "${p}.os-0.1.ring" \
+	"${p}.metadata.tmp" "${p}device-3"
+expect 0 "" "$HT" record -q --force -o left -- "$PROG" single 2
+assert_eq "$(ls -A left | wc -l)" 2 "--force replaced a killed recording (index + one process)"
+
+# an existing directory must be ours alone: others could read or change the trace
+mkdir open && chmod 0777 open
+expect 1 "trace directory 'open' is writable by others \(mode 0777\), who could change the trace" \
+	"$HT" record -o open -- true
+mkdir theirs
+if [ "$(id -u)" = 0 ] && chown 65534 theirs; then
+	expect 1 "trace directory 'theirs' belongs to another user \(uid 65534\)" \
+		"$HT" record -o theirs -- true
+	chmod 1777 theirs
+	expect 1 "belongs to another user" "$HT" record -o theirs -- true
+fi
 ln -s "$WORK/a" link
 expect 1 "'link' exists and is not a directory" "$HT" record -o link -- true
 [ "$(stat -c %a a)" = 700 ] || fail "trace directory mode $(stat -c %a a)"
