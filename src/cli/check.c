@@ -15,8 +15,11 @@
 #include "cli/cli.h"
 #include "ring/ring.h"
 
-/* Largest string id defined in the process stream. */
-static int defined_strings(const struct ht_trace_process *p, uint32_t *max_id,
+/*
+ * Largest string id defined in the process stream; *lossy: whether that
+ * stream discarded events (definitions may have been among them).
+ */
+static int defined_strings(const struct ht_trace_process *p, uint32_t *max_id, int *lossy,
 			   struct ht_read_error *err)
 {
 	struct ht_stream_reader r;
@@ -24,6 +27,7 @@ static int defined_strings(const struct ht_trace_process *p, uint32_t *max_id,
 	int rc;
 
 	*max_id = 0;
+	*lossy = 0;
 	for (unsigned int i = 0; i < p->nstreams; i++) {
 		if (strcmp(p->streams[i].name, "process"))
 			continue;
@@ -33,6 +37,7 @@ static int defined_strings(const struct ht_trace_process *p, uint32_t *max_id,
 		while ((rc = ht_stream_reader_next(&r, &ev, err)) > 0)
 			if (ev.id == HT_EV_STRING_DEF && ht_le32(ev.payload) > *max_id)
 				*max_id = ht_le32(ev.payload);
+		*lossy = r.prev_discarded > 0;
 		ht_stream_reader_close(&r);
 		return rc;
 	}
@@ -57,8 +62,14 @@ static uint32_t referenced_string(const struct ht_event *ev)
 	return 0;
 }
 
+/*
+ * Checks one stream. max_string: the largest string id defined; lossy: the
+ * definitions lost are counted (a reference beyond max_string is then no
+ * problem, only counted in *unresolved).
+ */
 static int check_stream(const char *trace, const struct ht_trace_process *p, const char *name,
-			uint32_t max_string, unsigned int *problems)
+			uint32_t max_string, int lossy, unsigned int *problems,
+			uint64_t *unresolved)
 {
 	struct ht_stream_reader r;
 	struct ht_read_error err = {0};
@@ -82,7 +93,9 @@ static int check_stream(const char *trace, const struct ht_trace_process *p, con
 			uint32_t id = referenced_string(&ev);
 
 			events++;
-			if (id > max_string) {
+			if (id > max_string && lossy) {
+				(*unresolved)++;
+			} else if (id > max_string) {
 				(*problems)++;
 				ht_error("%s/%s: offset %llu: event '%s' refers to string id %u, "
 					 "which is not defined",
@@ -112,7 +125,8 @@ static int check_stream(const char *trace, const struct ht_trace_process *p, con
 	return 0;
 }
 
-static unsigned int check_trace(const char *dir, const struct ht_trace *t, uint64_t *streams)
+static unsigned int check_trace(const char *dir, const struct ht_trace *t, uint64_t *streams,
+				uint64_t *unresolved)
 {
 	unsigned int problems = 0;
 
@@ -120,14 +134,16 @@ static unsigned int check_trace(const char *dir, const struct ht_trace *t, uint6
 		const struct ht_trace_process *p = &t->procs[i];
 		struct ht_read_error err = {0};
 		uint32_t max_string;
+		int lossy;
 
-		if (defined_strings(p, &max_string, &err) < 0) {
+		if (defined_strings(p, &max_string, &lossy, &err) < 0) {
 			problems++;
 			ht_read_error_print(dir, &err);
 			max_string = UINT32_MAX;
 		}
 		for (unsigned int j = 0; j < p->nstreams; j++) {
-			check_stream(dir, p, p->streams[j].name, max_string, &problems);
+			check_stream(dir, p, p->streams[j].name, max_string, lossy, &problems,
+				     unresolved);
 			(*streams)++;
 		}
 	}
@@ -140,7 +156,7 @@ int ht_cmd_check(int argc, char **argv)
 	int repair = 0, rc;
 	struct ht_trace *t;
 	struct ht_read_error err = {0};
-	uint64_t streams = 0;
+	uint64_t streams = 0, unresolved = 0;
 	unsigned int problems;
 
 	for (int i = 1; i < argc; i++) {
@@ -188,11 +204,19 @@ int ht_cmd_check(int argc, char **argv)
 		       "salvaged, %u packet(s) converted to ns\n",
 		       st.streams_trimmed, (unsigned long long)st.bytes_trimmed,
 		       st.packets_salvaged + st.packets_completed, st.packets_converted);
+		if (st.events_lost)
+			printf("repair: %llu event(s) in packets that could not be appended (no "
+			       "room) counted as discarded\n",
+			       (unsigned long long)st.events_lost);
 	}
-	problems = check_trace(dir, t, &streams);
+	problems = check_trace(dir, t, &streams, &unresolved);
 	ht_trace_close(t);
 	if (problems)
 		return ht_error("check: %u problem(s) in '%s'", problems, dir);
 	printf("check: '%s' is valid (%llu streams)\n", dir, (unsigned long long)streams);
+	if (unresolved)
+		printf("check: %llu event(s) refer to strings whose definitions were lost with "
+		       "events the process stream discarded (counted)\n",
+		       (unsigned long long)unresolved);
 	return 0;
 }

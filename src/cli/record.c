@@ -38,7 +38,7 @@ static const char usage[] =
 	"      --api LIST        sources to enable, comma-separated: opencl,cuda,nvtx,xpti\n"
 	"                        (default: all that the program uses)\n"
 	"      --mode MODE       discard (default): drop and count events when no space is\n"
-	"                        left; block: wait up to 10 s for space first\n"
+	"                        left; block: wait for space first (10 s in all)\n"
 	"      --buffer SIZE     sub-buffer (packet) size, a power of two from 16K to 16M\n"
 	"                        (default 64K)\n"
 	"      --clock CLOCK     tsc (default where invariant) or monotonic\n"
@@ -274,6 +274,11 @@ static int finalize(const char *dir, double hz, int quiet, unsigned int salvaged
 		if (st.streams_trimmed)
 			fprintf(stderr, "hetrace: trimmed %u torn packet(s) (%llu bytes)\n",
 				st.streams_trimmed, (unsigned long long)st.bytes_trimmed);
+		if (st.events_lost)
+			fprintf(stderr,
+				"hetrace: %llu event(s) of packets in progress could not be "
+				"written (no room) and are counted as discarded\n",
+				(unsigned long long)st.events_lost);
 	}
 	ht_trace_close(t);
 	return rc ? 1 : 0;

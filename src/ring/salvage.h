@@ -15,6 +15,9 @@
 struct ht_salvage_stats {
 	unsigned int salvaged;	/* in-progress packets of processes that died */
 	unsigned int completed; /* packets still open at a normal exit, appended here */
+	uint64_t lost;		/* events of packets that could not be appended (counted in
+				 * events_discarded: the stream's, or the process stream's
+				 * when the stream has no packet) */
 };
 
 /*
