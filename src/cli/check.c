@@ -14,6 +14,7 @@
 #include "analysis/finalize.h"
 #include "cli/cli.h"
 #include "ring/ring.h"
+#include "ring/salvage.h"
 
 /*
  * Largest string id defined in the process stream; *lossy: whether that
@@ -179,6 +180,19 @@ int ht_cmd_check(int argc, char **argv)
 		return ht_error("cannot open trace '%s': %s%s%s", dir,
 				strcmp(err.file, dir) ? err.file : "",
 				strcmp(err.file, dir) ? ": " : "", err.msg);
+	for (unsigned int i = 0; repair && i < t->nprocs; i++) {
+		char what[512];
+
+		/* Its packets in progress are not torn, and its rings are not ours to drain. */
+		if (ht_salvage_live_writer(t->procs[i].fd, t->procs[i].name, what, sizeof what)) {
+			ht_trace_close(t);
+			return ht_error(
+			    "cannot repair '%s': a process still writes into it ('%s' is "
+			    "in use); run 'hetrace check --repair %s' again once it has "
+			    "exited",
+			    dir, what, dir);
+		}
+	}
 	if (repair) {
 		struct ht_finalize_stats st;
 		char hz[32] = "";

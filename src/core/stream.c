@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -356,6 +357,7 @@ static int ring_create(struct ht_stream *s, const char *name)
 	fd = openat(s->dirfd, file, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -1;
+	flock(fd, LOCK_SH); /* while held, this stream is alive: see ht_salvage_live_writer() */
 	/* Reserve the blocks now: a full disk fails here, never as SIGBUS later. */
 	err = posix_fallocate(fd, 0, (off_t)size);
 	h = err ? MAP_FAILED : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -411,6 +413,7 @@ struct ht_stream *ht_stream_create(int dirfd, const char *name, const struct ht_
 	s->cur_fd = openat(dirfd, cur, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (s->cur_fd < 0)
 		goto err;
+	flock(s->cur_fd, LOCK_SH);
 	/* Reserve the blocks now: a full disk fails here, never as SIGBUS later. */
 	errno = posix_fallocate(s->cur_fd, 0, (off_t)p->packet_size);
 	if (errno)

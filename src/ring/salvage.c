@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "common/io.h"
@@ -197,6 +199,59 @@ static int has_suffix(const char *name, const char *suffix)
 	size_t len = strlen(name), sl = strlen(suffix);
 
 	return name[0] == '.' && len > sl + 1 && !strcmp(name + len - sl, suffix);
+}
+
+/* Return: nonzero when process `pid` maps the file of `st` (a line of its /proc/PID/maps). */
+static int mapped_by(pid_t pid, const struct stat *st)
+{
+	char path[64], line[512];
+	unsigned int maj, min;
+	unsigned long long ino;
+	FILE *f;
+	int found = 0;
+
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0; /* gone, or not ours to read (then not the trace's writer) */
+	while (!found && fgets(line, sizeof line, f))
+		found = sscanf(line, "%*s %*s %*s %x:%x %llu", &maj, &min, &ino) == 3 &&
+			ino == (unsigned long long)st->st_ino && makedev(maj, min) == st->st_dev;
+	fclose(f);
+	return found;
+}
+
+int ht_salvage_live_writer(int procfd, const char *name, char *what, size_t cap)
+{
+	int fd = dup(procfd), live = 0;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	pid_t pid = (pid_t)strtol(name, NULL, 10);
+	struct dirent *de;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	rewinddir(d);
+	while (!live && (de = readdir(d))) {
+		struct stat st;
+		int ffd;
+
+		if (!has_suffix(de->d_name, HT_CUR_SUFFIX) &&
+		    !has_suffix(de->d_name, HT_RING_SUFFIX))
+			continue;
+		ffd = openat(procfd, de->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (ffd < 0)
+			continue;
+		live = (flock(ffd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK) ||
+		       (pid > 0 && !fstat(ffd, &st) && mapped_by(pid, &st));
+		close(ffd);
+		if (live)
+			snprintf(what, cap, "%s/%s", name, de->d_name);
+	}
+	closedir(d);
+	return live;
 }
 
 int ht_salvage_process(int procfd, const char *pname, const uint8_t uuid[16],

@@ -21,6 +21,15 @@ struct ht_salvage_stats {
 };
 
 /*
+ * Whether a live process still writes into process directory procfd (named
+ * `name`, "<pid>-<comm>"): a stream's ring or packet file is locked (each
+ * stream holds a shared flock on it while it lives) or mapped by process
+ * <pid>. Salvaging then would take packets still being written.
+ * Return: 1 with `what` naming the file, or 0.
+ */
+int ht_salvage_live_writer(int procfd, const char *name, char *what, size_t cap);
+
+/*
  * Salvages the process directory procfd (named `name` in messages, trace
  * uuid `uuid`). Return: 0, or < 0 with err filled.
  */
