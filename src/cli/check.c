@@ -200,7 +200,9 @@ int ht_cmd_check(int argc, char **argv)
 
 		if (!ht_trace_index_get(t, "tsc_hz", hz, sizeof hz))
 			rate = strtod(hz, NULL);
-		rc = ht_finalize_trace(t, rate > 0 ? 1e9 / rate : 1.0, &st, &err);
+		/* A damaged index: the rate is then fitted from the anchors alone. */
+		rc =
+		    ht_finalize_trace(t, rate >= 1e6 && rate <= 1e11 ? 1e9 / rate : 1.0, &st, &err);
 		if (rc == 0) {
 			/* The doorbell of a `hetrace record` that was killed. */
 			char bell[4096];

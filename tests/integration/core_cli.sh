@@ -17,6 +17,9 @@ expect 2 "option '-z' is unknown" "$HT" record -z -- true
 expect 2 "no command given" "$HT" record -o x
 expect 2 "--mode must be discard or block" "$HT" record --mode fast -- true
 expect 2 "--buffer must be a power of two" "$HT" record --buffer 1000 -- true
+# 2^64 + 64K: a size that wraps is no size
+expect 2 "--buffer must be a power of two from 16K to 16M, not '18014398509482048K'" \
+	"$HT" record --buffer 18014398509482048K -- true
 expect 2 "unknown source 'vulkan'" "$HT" record --api opencl,vulkan -- true
 expect 2 "no trace directory given" "$HT" info
 expect 2 "unknown option '--fix'" "$HT" check --fix x
@@ -82,6 +85,12 @@ assert_eq "$(grep -c "hetrace: ignoring 'opencl2' in HETRACE_API='nvtx,opencl2'"
 	"HETRACE_API warning"
 assert_eq "$(wc -l <err.txt)" 3 "one line per bad value"
 "$DUMP" e | grep -c ' counter name=i ' | grep -qx 5 || fail "bad env values lost events"
+HETRACE_BUFFER=18014398509482048K HETRACE_RING=99999999999999999999 "$HT" record -q -o e2 -- \
+	"$PROG" single 1 2>err.txt || fail "record with overflowing env values failed"
+assert_eq "$(cat err.txt)" "hetrace: ignoring HETRACE_BUFFER='18014398509482048K': expected a power \
+of two from 16K to 16M; using 64K
+hetrace: ignoring HETRACE_RING='99999999999999999999': expected 0 or 2 to 4096 packets; using 16" \
+	"overflowing env values"
 
 # SIGTERM sent to hetrace alone reaches the command
 "$HT" record -q -o g -- sleep 30 &
