@@ -75,6 +75,14 @@ expect 1 "'link' exists and is not a directory" "$HT" record -o link -- true
 [ "$(stat -c %a a)" = 700 ] || fail "trace directory mode $(stat -c %a a)"
 bad=$(find a -type f ! -perm 600 | head -1)
 [ -z "$bad" ] || fail "file with mode other than 0600: $bad"
+# what is made of a trace is as private as the trace, whatever the umask
+mkdir made
+for f in perfetto chrome otf2 ctf; do
+	(umask 022 && "$HT" export a --format $f -o made/$f 2>/dev/null) || fail "export --format $f"
+done
+(umask 022 && "$HT" view a -o made/v.html 2>/dev/null) || fail "view"
+bad=$(find made -mindepth 1 \( -type f ! -perm 600 \) -o \( -type d ! -perm 700 \) | head -3)
+[ -z "$bad" ] || fail "export output open to others: $(stat -c '%a %n' $bad)"
 
 # bad HETRACE_* values: one warning each, defaults used, recording goes on
 HETRACE_MODE=sideways HETRACE_BUFFER=3 HETRACE_API=nvtx,opencl2 "$HT" record -q -o e -- \
