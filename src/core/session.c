@@ -646,8 +646,11 @@ static void close_process(enum ht_anchor_kind how)
 	ht_source_run_process_end(S.proc, how == HT_ANCHOR_EXEC);
 	for (struct ht_stream *o = S.streams; o; o = o->next)
 		ht_stream_sync_discarded(o);
-	if (lost)
+	if (lost) {
 		proc_lost(HT_LOST_NO_STREAM, lost);
+		/* Counted where babeltrace2 sees losses too; the record says why. */
+		S.proc->discarded += lost;
+	}
 	proc_anchor(how);
 	ht_stream_destroy(S.proc);
 	S.proc = NULL;

@@ -8,7 +8,7 @@
  *   cl_transparency [SCENARIO...]   (default: all; see `scenarios` below)
  *
  * Scenarios: queues buffers images maps ooo user callbacks failing refcounts
- * ext profiling threads. Only values that do not depend on timing are printed. Run
+ * ext profiling nofd threads. Only values that do not depend on timing are printed. Run
  * `user` on PoCL's pthread device: its basic device deadlocks in
  * clSetUserEventStatus once a context has a second queue (PoCL 3.1, untraced).
  */
@@ -19,12 +19,14 @@
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static cl_platform_id platform;
@@ -615,6 +617,37 @@ static void s_profiling(void)
 	clReleaseMemObject(b);
 }
 
+/*
+ * No file descriptor left when the tracer needs a new queue's device stream:
+ * the program sees nothing of it (the trace counts the commands as lost).
+ */
+static void s_nofd(void)
+{
+	struct rlimit old, low;
+	cl_int err, v[16] = {0};
+	cl_command_queue nq = clCreateCommandQueue(ctx, device, 0, &err);
+	cl_mem b = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof v, NULL, &err);
+	int fds[512], n = 0;
+
+	SAY("nofd queue: %d", err);
+	getrlimit(RLIMIT_NOFILE, &old);
+	low = old;
+	low.rlim_cur = 256;
+	setrlimit(RLIMIT_NOFILE, &low);
+	while (n < 512 && (fds[n] = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+		n++;
+	SAY("nofd exhausted: %d", n < 512 && errno == EMFILE);
+	for (int i = 0; i < 3; i++)
+		SAY("nofd write: %d",
+		    clEnqueueWriteBuffer(nq, b, CL_TRUE, 0, sizeof v, v, 0, NULL, NULL));
+	SAY("nofd read: %d", clEnqueueReadBuffer(nq, b, CL_TRUE, 0, sizeof v, v, 0, NULL, NULL));
+	SAY("nofd finish: %d", clFinish(nq));
+	while (n > 0)
+		close(fds[--n]);
+	setrlimit(RLIMIT_NOFILE, &old);
+	SAY("nofd release: %d %d", clReleaseMemObject(b), clReleaseCommandQueue(nq));
+}
+
 typedef cl_command_buffer_khr(CL_API_CALL *create_cb_fn)(cl_uint, const cl_command_queue *,
 							 const cl_command_buffer_properties_khr *,
 							 cl_int *);
@@ -723,6 +756,7 @@ static const struct {
     {"refcounts", s_refcounts},
     {"ext", s_ext},
     {"profiling", s_profiling},
+    {"nofd", s_nofd},
     {"threads", s_threads},
 };
 

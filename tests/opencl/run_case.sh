@@ -102,6 +102,15 @@ transparency_events)
 	$check "$work/ev" --commands 3 --failed 1 --count clSetEventCallback=5 \
 		--count clSetUserEventStatus=2 --count clCreateUserEvent=2
 	;;
+nofd)
+	# No file descriptor left for a new queue's device stream: its commands
+	# are counted as discarded (babeltrace2 sees them), the program sees nothing.
+	same nf "$bin/cl_transparency" nofd
+	$check "$work/nf" --commands 0 --discarded 4 --count clEnqueueWriteBuffer=3 \
+		--count clEnqueueReadBuffer=1
+	lost=$("$bin/ht_test_dump" "$work/nf" | awk '$4 == "discarded" { n += $5 } END { print n }')
+	[ "$lost" = 4 ] || { echo "FAIL: $lost events discarded, expected the 4 commands"; exit 1; }
+	;;
 dlopen)
 	same dl "$bin/cl_dlopen"
 	grep -q "wrong: 0" "$work/dl.out"
