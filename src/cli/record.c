@@ -27,6 +27,7 @@
 #include "ring/consumer.h"
 #include "core/clock.h"
 #include "core/config.h"
+#include "core/notice.h"
 #include "ring/ring.h"
 
 static const char usage[] =
@@ -156,6 +157,38 @@ static void append_index(int dfd, int status_code, const char *status_text)
 	if (write(fd, line, (size_t)n) < 0)
 		ht_error("cannot complete trace index: %s", strerror(errno));
 	close(fd);
+}
+
+/*
+ * Processes that could not write into the trace and ran untraced (a child
+ * that dropped its privileges, say), as they told us (core/notice.h): one
+ * index line each, "untraced=pid P uid U gid G comm C: REASON".
+ * Return: how many.
+ */
+static unsigned int index_untraced(int dfd, int fd)
+{
+	struct ht_notice n;
+	unsigned int count = 0;
+	FILE *f;
+	int ifd;
+
+	if (fd < 0)
+		return 0;
+	ifd = openat(dfd, "hetrace.index", O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	f = ifd >= 0 ? fdopen(ifd, "a") : NULL;
+	while (f && count < 100 && ht_notice_take(fd, &n)) {
+		fprintf(f,
+			"untraced=pid %d uid %u gid %u comm %s: cannot write into the trace: %s\n",
+			(int)n.pid, (unsigned int)n.uid, (unsigned int)n.gid,
+			n.comm[0] ? n.comm : "?", strerror(n.err));
+		count++;
+	}
+	if (f)
+		fclose(f);
+	else if (ifd >= 0)
+		close(ifd);
+	close(fd);
+	return count;
 }
 
 static int api_enabled(const char *api, const char *name)
@@ -301,7 +334,8 @@ int ht_cmd_record(int argc, char **argv)
 	struct sigaction sa;
 	pid_t pid;
 	struct ht_consumer *consumer;
-	unsigned int salvaged = 0;
+	unsigned int salvaged = 0, untraced;
+	int notices;
 	ssize_t n;
 	int child_errno = 0;
 
@@ -436,6 +470,7 @@ int ht_cmd_record(int argc, char **argv)
 	 * them; its doorbell in the trace directory is what turns rings on.
 	 */
 	consumer = ht_consumer_create(dfd, absdir);
+	notices = ht_notice_listen(absdir);
 	set_xpti(libdir, api);
 	set_cuda(libdir, api);
 
@@ -482,6 +517,7 @@ int ht_cmd_record(int argc, char **argv)
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
 	}
+	untraced = index_untraced(dfd, notices);
 	if (n == sizeof child_errno) {
 		/* exec failed: nothing was traced; leave no empty trace behind. */
 		unlinkat(dfd, "hetrace.index", 0);
@@ -505,6 +541,11 @@ int ht_cmd_record(int argc, char **argv)
 		append_index(dfd, code, "exited");
 	}
 	close(dfd);
+	if (untraced && !quiet)
+		ht_error(
+		    "%u process(es) could not write into the trace and ran untraced (listed in "
+		    "'%s/hetrace.index')",
+		    untraced, out);
 	if (finalize(out, hz, quiet, salvaged) && code == 0)
 		code = 1;
 	return code;

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "core/config.h"
+#include "core/notice.h"
 #include "core/recorder.h"
 #include "core/session.h"
 #include "core/source.h"
@@ -377,6 +378,7 @@ err:
 		snprintf(msg, sizeof msg, "%s '%s/%s'", what, S.cfg.dir,
 			 S.procdir[0] ? S.procdir : "");
 		fprintf(stderr, "hetrace: %s: %s; this process runs untraced\n", msg, strerror(-r));
+		ht_notice_untraced(S.cfg.dir, -r); /* for the trace to say so */
 	}
 	return r;
 }
