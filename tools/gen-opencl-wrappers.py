@@ -104,6 +104,9 @@ HOOKS = {
     "clSetCommandQueueProperty": {
         "call": "ht_cl_queue_set_property(command_queue, properties, enable, old_properties)",
         "always": True},
+    "clGetEventProfilingInfo": {
+        "call": "ht_cl_event_profiling_info(event, param_name, param_value_size, param_value, "
+                "param_value_size_ret)", "always": True},
     "clGetEventInfo": {
         "call": "ht_cl_event_get_info(event, param_name, param_value_size, param_value, "
                 "param_value_size_ret)", "always": True},

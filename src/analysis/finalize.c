@@ -293,6 +293,7 @@ int ht_finalize_process(const struct ht_trace_process *p, double nominal_ns_per_
 		return rc;
 	st->packets_salvaged += sv.salvaged;
 	st->packets_completed += sv.completed;
+	st->events_lost += sv.lost;
 	rc = gather(p, &f, &any_raw, &any_torn, err);
 	if (rc)
 		return rc;

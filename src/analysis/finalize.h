@@ -19,6 +19,7 @@ struct ht_finalize_stats {
 					 * threads, shared streams), appended here */
 	unsigned int streams_trimmed;
 	uint64_t bytes_trimmed;
+	uint64_t events_lost; /* in packets salvage could not append (counted as discarded) */
 };
 
 /*

@@ -814,7 +814,8 @@ static int pass_threads(struct ht_report *r, struct ht_trace *t, struct ht_read_
 			break;
 		ps->prev = ts;
 		if (x->kind == HT_TL_LOST) {
-			if (x->cmd_kind == HT_LOST_KIND_COUNT || x->cmd_kind == HT_LOST_NO_STREAM)
+			/* HT_LOST_NO_STREAM: already in the process stream's events_discarded */
+			if (x->cmd_kind == HT_LOST_KIND_COUNT)
 				r->lost += x->count;
 			else if (x->cmd_kind == HT_LOST_DEVICE_TIMESTAMP)
 				r->lost_device_ts += x->count;

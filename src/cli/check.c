@@ -14,9 +14,13 @@
 #include "analysis/finalize.h"
 #include "cli/cli.h"
 #include "ring/ring.h"
+#include "ring/salvage.h"
 
-/* Largest string id defined in the process stream. */
-static int defined_strings(const struct ht_trace_process *p, uint32_t *max_id,
+/*
+ * Largest string id defined in the process stream; *lossy: whether that
+ * stream discarded events (definitions may have been among them).
+ */
+static int defined_strings(const struct ht_trace_process *p, uint32_t *max_id, int *lossy,
 			   struct ht_read_error *err)
 {
 	struct ht_stream_reader r;
@@ -24,6 +28,7 @@ static int defined_strings(const struct ht_trace_process *p, uint32_t *max_id,
 	int rc;
 
 	*max_id = 0;
+	*lossy = 0;
 	for (unsigned int i = 0; i < p->nstreams; i++) {
 		if (strcmp(p->streams[i].name, "process"))
 			continue;
@@ -33,6 +38,7 @@ static int defined_strings(const struct ht_trace_process *p, uint32_t *max_id,
 		while ((rc = ht_stream_reader_next(&r, &ev, err)) > 0)
 			if (ev.id == HT_EV_STRING_DEF && ht_le32(ev.payload) > *max_id)
 				*max_id = ht_le32(ev.payload);
+		*lossy = r.prev_discarded > 0;
 		ht_stream_reader_close(&r);
 		return rc;
 	}
@@ -57,8 +63,14 @@ static uint32_t referenced_string(const struct ht_event *ev)
 	return 0;
 }
 
+/*
+ * Checks one stream. max_string: the largest string id defined; lossy: the
+ * definitions lost are counted (a reference beyond max_string is then no
+ * problem, only counted in *unresolved).
+ */
 static int check_stream(const char *trace, const struct ht_trace_process *p, const char *name,
-			uint32_t max_string, unsigned int *problems)
+			uint32_t max_string, int lossy, unsigned int *problems,
+			uint64_t *unresolved)
 {
 	struct ht_stream_reader r;
 	struct ht_read_error err = {0};
@@ -82,7 +94,9 @@ static int check_stream(const char *trace, const struct ht_trace_process *p, con
 			uint32_t id = referenced_string(&ev);
 
 			events++;
-			if (id > max_string) {
+			if (id > max_string && lossy) {
+				(*unresolved)++;
+			} else if (id > max_string) {
 				(*problems)++;
 				ht_error("%s/%s: offset %llu: event '%s' refers to string id %u, "
 					 "which is not defined",
@@ -112,7 +126,8 @@ static int check_stream(const char *trace, const struct ht_trace_process *p, con
 	return 0;
 }
 
-static unsigned int check_trace(const char *dir, const struct ht_trace *t, uint64_t *streams)
+static unsigned int check_trace(const char *dir, const struct ht_trace *t, uint64_t *streams,
+				uint64_t *unresolved)
 {
 	unsigned int problems = 0;
 
@@ -120,14 +135,16 @@ static unsigned int check_trace(const char *dir, const struct ht_trace *t, uint6
 		const struct ht_trace_process *p = &t->procs[i];
 		struct ht_read_error err = {0};
 		uint32_t max_string;
+		int lossy;
 
-		if (defined_strings(p, &max_string, &err) < 0) {
+		if (defined_strings(p, &max_string, &lossy, &err) < 0) {
 			problems++;
 			ht_read_error_print(dir, &err);
 			max_string = UINT32_MAX;
 		}
 		for (unsigned int j = 0; j < p->nstreams; j++) {
-			check_stream(dir, p, p->streams[j].name, max_string, &problems);
+			check_stream(dir, p, p->streams[j].name, max_string, lossy, &problems,
+				     unresolved);
 			(*streams)++;
 		}
 	}
@@ -140,7 +157,7 @@ int ht_cmd_check(int argc, char **argv)
 	int repair = 0, rc;
 	struct ht_trace *t;
 	struct ht_read_error err = {0};
-	uint64_t streams = 0;
+	uint64_t streams = 0, unresolved = 0;
 	unsigned int problems;
 
 	for (int i = 1; i < argc; i++) {
@@ -163,6 +180,19 @@ int ht_cmd_check(int argc, char **argv)
 		return ht_error("cannot open trace '%s': %s%s%s", dir,
 				strcmp(err.file, dir) ? err.file : "",
 				strcmp(err.file, dir) ? ": " : "", err.msg);
+	for (unsigned int i = 0; repair && i < t->nprocs; i++) {
+		char what[512];
+
+		/* Its packets in progress are not torn, and its rings are not ours to drain. */
+		if (ht_salvage_live_writer(t->procs[i].fd, t->procs[i].name, what, sizeof what)) {
+			ht_trace_close(t);
+			return ht_error(
+			    "cannot repair '%s': a process still writes into it ('%s' is "
+			    "in use); run 'hetrace check --repair %s' again once it has "
+			    "exited",
+			    dir, what, dir);
+		}
+	}
 	if (repair) {
 		struct ht_finalize_stats st;
 		char hz[32] = "";
@@ -170,7 +200,9 @@ int ht_cmd_check(int argc, char **argv)
 
 		if (!ht_trace_index_get(t, "tsc_hz", hz, sizeof hz))
 			rate = strtod(hz, NULL);
-		rc = ht_finalize_trace(t, rate > 0 ? 1e9 / rate : 1.0, &st, &err);
+		/* A damaged index: the rate is then fitted from the anchors alone. */
+		rc =
+		    ht_finalize_trace(t, rate >= 1e6 && rate <= 1e11 ? 1e9 / rate : 1.0, &st, &err);
 		if (rc == 0) {
 			/* The doorbell of a `hetrace record` that was killed. */
 			char bell[4096];
@@ -188,11 +220,19 @@ int ht_cmd_check(int argc, char **argv)
 		       "salvaged, %u packet(s) converted to ns\n",
 		       st.streams_trimmed, (unsigned long long)st.bytes_trimmed,
 		       st.packets_salvaged + st.packets_completed, st.packets_converted);
+		if (st.events_lost)
+			printf("repair: %llu event(s) in packets that could not be appended (no "
+			       "room) counted as discarded\n",
+			       (unsigned long long)st.events_lost);
 	}
-	problems = check_trace(dir, t, &streams);
+	problems = check_trace(dir, t, &streams, &unresolved);
 	ht_trace_close(t);
 	if (problems)
 		return ht_error("check: %u problem(s) in '%s'", problems, dir);
 	printf("check: '%s' is valid (%llu streams)\n", dir, (unsigned long long)streams);
+	if (unresolved)
+		printf("check: %llu event(s) refer to strings whose definitions were lost with "
+		       "events the process stream discarded (counted)\n",
+		       (unsigned long long)unresolved);
 	return 0;
 }

@@ -2,7 +2,8 @@
  * hetrace export DIR --format perfetto|chrome|otf2|ctf -o OUT, and
  * hetrace view DIR -o timeline.html. Output goes to a temporary name next to
  * OUT and is renamed into place only when complete: an error never leaves
- * half a file (or directory) under OUT.
+ * half a file (or directory) under OUT. Everything it creates is 0600 (0700
+ * for directories), as the trace is.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +43,7 @@ static int run(enum what w, const char *sub, const char *dir, const char *out, i
 	struct ht_read_error err = {0};
 	char tmp[4200];
 	struct stat st;
+	mode_t old_mask;
 	int rc;
 
 	if (!lstat(out, &st) && !force)
@@ -53,6 +55,11 @@ static int run(enum what w, const char *sub, const char *dir, const char *out, i
 				strcmp(err.file, dir) ? err.file : "",
 				strcmp(err.file, dir) ? ": " : "", err.msg);
 	snprintf(tmp, sizeof tmp, "%s.tmp.%d", out, (int)getpid());
+	/*
+	 * Like the trace, only its owner may read what is made of it: 0600 files,
+	 * 0700 directories, whoever creates them (libotf2 asks for 0666).
+	 */
+	old_mask = umask(077);
 	if (is_dir_format(w)) {
 		if (mkdir(tmp, 0700)) {
 			rc = ht_error("cannot create '%s': %s", tmp, strerror(errno));
@@ -107,6 +114,7 @@ static int run(enum what w, const char *sub, const char *dir, const char *out, i
 	}
 	fprintf(stderr, "hetrace: wrote '%s'\n", out);
 out:
+	umask(old_mask);
 	ht_trace_close(t);
 	return rc;
 }

@@ -79,8 +79,8 @@ static void print_process(const struct ht_trace_process *p, const struct ht_proc
 		}
 	printf("\n  lost        %llu events discarded by the recorder",
 	       (unsigned long long)s->discarded);
-	if (s->lost[HT_LOST_NO_STREAM])
-		printf(", %llu from threads without a stream",
+	if (s->lost[HT_LOST_NO_STREAM]) /* part of the process stream's events_discarded */
+		printf(" (%llu of them from threads without a stream)",
 		       (unsigned long long)s->lost[HT_LOST_NO_STREAM]);
 	if (s->lost[HT_LOST_DEVICE_TIMESTAMP])
 		printf(", %llu device records without timestamps",
@@ -199,7 +199,7 @@ int ht_cmd_info(int argc, char **argv)
 
 		print_process(&t->procs[i], s, m2r);
 		events += s->events;
-		lost += s->discarded + s->lost[HT_LOST_NO_STREAM];
+		lost += s->discarded;
 		threads += s->nthreads;
 		ht_summary_release(s);
 	}

@@ -20,26 +20,27 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <dirent.h>
 
 #include "analysis/finalize.h"
 #include "cli/cli.h"
+#include "cli/record_dir.h"
 #include "ring/consumer.h"
 #include "core/clock.h"
 #include "core/config.h"
 #include "os/percpu.h"
+#include "core/notice.h"
 #include "ring/ring.h"
 
 static const char usage[] =
 	"usage: hetrace record [options] [--] COMMAND [ARGS...]\n"
 	"\n"
 	"  -o, --output DIR      trace directory (default: hetrace-YYYYmmdd-HHMMSS)\n"
-	"  -f, --force           record into DIR even if it is not empty (an earlier\n"
-	"                        trace there is replaced)\n"
+	"  -f, --force           replace an earlier trace in DIR (only what hetrace\n"
+	"                        wrote: anything else there is refused)\n"
 	"      --api LIST        sources to enable, comma-separated: opencl,cuda,nvtx,xpti\n"
 	"                        (default: all that the program uses)\n"
 	"      --mode MODE       discard (default): drop and count events when no space is\n"
-	"                        left; block: wait up to 10 s for space first\n"
+	"                        left; block: wait for space first (10 s in all)\n"
 	"      --buffer SIZE     sub-buffer (packet) size, a power of two from 16K to 16M\n"
 	"                        (default 64K)\n"
 	"      --clock CLOCK     tsc (default where invariant) or monotonic\n"
@@ -96,97 +97,6 @@ static int find_libdir(char *out, size_t cap)
 		return -1;
 	snprintf(path, sizeof path, "%s/libhetrace.so.0", out);
 	return access(path, R_OK) ? -1 : 0;
-}
-
-/* Removes an earlier hetrace trace's files in dir (only what hetrace writes). */
-static int clear_old_trace(int dfd)
-{
-	DIR *d = fdopendir(dup(dfd));
-	struct dirent *de;
-	int r = 0;
-
-	if (!d)
-		return -errno;
-	rewinddir(d); /* a dup shares the offset of the emptiness scan */
-	while ((de = readdir(d))) {
-		int pfd;
-		DIR *pd;
-		struct dirent *pe;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (!strcmp(de->d_name, "hetrace.index")) {
-			unlinkat(dfd, de->d_name, 0);
-			continue;
-		}
-		pfd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (pfd < 0 || faccessat(pfd, "metadata", F_OK, AT_SYMLINK_NOFOLLOW)) {
-			if (pfd >= 0)
-				close(pfd);
-			continue; /* not ours: leave it */
-		}
-		pd = fdopendir(pfd);
-		if (!pd) {
-			close(pfd);
-			r = -errno;
-			continue;
-		}
-		while ((pe = readdir(pd)))
-			if (strcmp(pe->d_name, ".") && strcmp(pe->d_name, ".."))
-				unlinkat(dirfd(pd), pe->d_name, 0);
-		closedir(pd);
-		if (unlinkat(dfd, de->d_name, AT_REMOVEDIR))
-			r = -errno;
-	}
-	closedir(d);
-	return r;
-}
-
-/* Creates (or, with force, reuses) the trace directory. Return: its fd, or -1. */
-static int prepare_dir(const char *dir, int force, int *created)
-{
-	struct stat st;
-	int fd;
-
-	*created = 0;
-	if (mkdir(dir, 0700) == 0) {
-		*created = 1;
-	} else if (errno != EEXIST) {
-		ht_error("cannot create trace directory '%s': %s", dir, strerror(errno));
-		return -1;
-	}
-	if (lstat(dir, &st) || !S_ISDIR(st.st_mode)) {
-		ht_error("'%s' exists and is not a directory; choose another -o", dir);
-		return -1;
-	}
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		ht_error("cannot open trace directory '%s': %s", dir, strerror(errno));
-		return -1;
-	}
-	if (!*created) {
-		DIR *d = fdopendir(dup(fd));
-		struct dirent *de;
-		int empty = 1;
-
-		if (d)
-			rewinddir(d);
-		while (d && (de = readdir(d)))
-			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-				empty = 0;
-		if (d)
-			closedir(d);
-		if (!empty && !force) {
-			ht_error("trace directory '%s' is not empty; use --force to replace "
-				 "the trace in it, or choose another -o",
-				 dir);
-			close(fd);
-			return -1;
-		}
-		if (!empty)
-			clear_old_trace(fd);
-	}
-	return fd;
 }
 
 /* Index values: one line each; control characters become spaces. */
@@ -248,6 +158,38 @@ static void append_index(int dfd, int status_code, const char *status_text)
 	if (write(fd, line, (size_t)n) < 0)
 		ht_error("cannot complete trace index: %s", strerror(errno));
 	close(fd);
+}
+
+/*
+ * Processes that could not write into the trace and ran untraced (a child
+ * that dropped its privileges, say), as they told us (core/notice.h): one
+ * index line each, "untraced=pid P uid U gid G comm C: REASON".
+ * Return: how many.
+ */
+static unsigned int index_untraced(int dfd, int fd)
+{
+	struct ht_notice n;
+	unsigned int count = 0;
+	FILE *f;
+	int ifd;
+
+	if (fd < 0)
+		return 0;
+	ifd = openat(dfd, "hetrace.index", O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	f = ifd >= 0 ? fdopen(ifd, "a") : NULL;
+	while (f && count < 100 && ht_notice_take(fd, &n)) {
+		fprintf(f,
+			"untraced=pid %d uid %u gid %u comm %s: cannot write into the trace: %s\n",
+			(int)n.pid, (unsigned int)n.uid, (unsigned int)n.gid,
+			n.comm[0] ? n.comm : "?", strerror(n.err));
+		count++;
+	}
+	if (f)
+		fclose(f);
+	else if (ifd >= 0)
+		close(ifd);
+	close(fd);
+	return count;
 }
 
 static int api_enabled(const char *api, const char *name)
@@ -366,6 +308,11 @@ static int finalize(const char *dir, double hz, int quiet, unsigned int salvaged
 		if (st.streams_trimmed)
 			fprintf(stderr, "hetrace: trimmed %u torn packet(s) (%llu bytes)\n",
 				st.streams_trimmed, (unsigned long long)st.bytes_trimmed);
+		if (st.events_lost)
+			fprintf(stderr,
+				"hetrace: %llu event(s) of packets in progress could not be "
+				"written (no room) and are counted as discarded\n",
+				(unsigned long long)st.events_lost);
 	}
 	ht_trace_close(t);
 	return rc ? 1 : 0;
@@ -390,7 +337,8 @@ int ht_cmd_record(int argc, char **argv)
 	struct ht_consumer *consumer;
 	struct ht_os_percpu *percpu = NULL;
 	char osmsg[512];
-	unsigned int salvaged = 0;
+	unsigned int salvaged = 0, untraced;
+	int notices;
 	ssize_t n;
 	int child_errno = 0;
 
@@ -478,7 +426,7 @@ int ht_cmd_record(int argc, char **argv)
 			clock = "monotonic";
 	}
 
-	dfd = prepare_dir(out, force, &created);
+	dfd = ht_record_dir_prepare(out, force, &created);
 	if (dfd < 0)
 		return 1;
 	if (!realpath(out, absdir)) {
@@ -535,6 +483,7 @@ int ht_cmd_record(int argc, char **argv)
 	 * them; its doorbell in the trace directory is what turns rings on.
 	 */
 	consumer = ht_consumer_create(dfd, absdir);
+	notices = ht_notice_listen(absdir);
 	set_xpti(libdir, api);
 	set_cuda(libdir, api);
 
@@ -591,6 +540,7 @@ int ht_cmd_record(int argc, char **argv)
 	}
 	if (ht_os_percpu_finish(percpu, dfd, osmsg, sizeof osmsg))
 		ht_error("%s", osmsg);
+	untraced = index_untraced(dfd, notices);
 	if (n == sizeof child_errno) {
 		/* exec failed: nothing was traced; leave no empty trace behind. */
 		unlinkat(dfd, "hetrace.index", 0);
@@ -614,6 +564,11 @@ int ht_cmd_record(int argc, char **argv)
 		append_index(dfd, code, "exited");
 	}
 	close(dfd);
+	if (untraced && !quiet)
+		ht_error(
+		    "%u process(es) could not write into the trace and ran untraced (listed in "
+		    "'%s/hetrace.index')",
+		    untraced, out);
 	if (finalize(out, hz, quiet, salvaged) && code == 0)
 		code = 1;
 	return code;

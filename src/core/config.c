@@ -10,34 +10,50 @@
 #include "core/config.h"
 #include "ring/ring.h"
 
+/* Digits only (no sign or space, which strtoull would take): Return: 0, or -EINVAL. */
+static int parse_digits(const char *s, unsigned long long *v, char **end)
+{
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, end, 10);
+	return errno ? -EINVAL : 0; /* ERANGE: beyond 2^64 - 1 */
+}
+
 int ht_parse_size(const char *s, size_t *out)
 {
 	char *end;
 	unsigned long long v;
+	unsigned int shift = 0;
 
-	if (!s || !*s || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
+	if (parse_digits(s, &v, &end))
 		return -EINVAL;
 	switch (*end) {
 	case 'k':
 	case 'K':
-		v <<= 10, end++;
+		shift = 10;
 		break;
 	case 'm':
 	case 'M':
-		v <<= 20, end++;
+		shift = 20;
 		break;
 	case 'g':
 	case 'G':
-		v <<= 30, end++;
+		shift = 30;
 		break;
 	}
-	if (*end == 'i' || *end == 'B') /* accept KiB / KB / MiB ... */
-		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
-	if (*end)
+	if (shift) {
+		end++;
+		if (v > (SIZE_MAX >> shift))
+			return -EINVAL; /* 18014398509482048K is 2^64 + 64K, not 64K */
+		v <<= shift;
+	}
+	/* K, KB, KiB (and B alone) */
+	if (shift && end[0] == 'i' && end[1] == 'B')
+		end += 2;
+	else if (*end == 'B')
+		end++;
+	if (*end || v > SIZE_MAX)
 		return -EINVAL;
 	*out = (size_t)v;
 	return 0;
@@ -121,9 +137,9 @@ void ht_config_load(struct ht_config *c)
 	v = getenv("HETRACE_RING");
 	if (v && *v) {
 		char *end;
-		long n = strtol(v, &end, 10);
+		unsigned long long n;
 
-		if (*end || !(n == 0 || (n >= 2 && n <= 4096)))
+		if (parse_digits(v, &n, &end) || *end || !(n == 0 || (n >= 2 && n <= 4096)))
 			warn_value("HETRACE_RING", v, "0 or 2 to 4096 packets", "16");
 		else
 			c->ring_slots = (unsigned int)n;

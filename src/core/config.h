@@ -35,8 +35,9 @@ int ht_config_api_known(const char *name, size_t len);
 void ht_config_load(struct ht_config *c);
 
 /*
- * Parses a size with an optional K/M/G suffix (powers of 1024).
- * Return: 0, or -EINVAL.
+ * Parses a size: decimal digits, then optionally K, M or G (powers of 1024;
+ * also KB, KiB, ...) or B. Return: 0, or -EINVAL (also for a size that does
+ * not fit a size_t).
  */
 int ht_parse_size(const char *s, size_t *out);
 

@@ -298,6 +298,15 @@ HT_EXPORT void ht_emit_lost(enum ht_lost_kind kind, uint64_t count)
 		HT_WRITE(s, lost, &e);
 }
 
+HT_EXPORT void ht_emit_discarded(uint64_t count)
+{
+	struct ht_stream *s = ht_session_thread_stream();
+
+	/* Owned by this thread: its next packet (or exit) writes the running total. */
+	if (s)
+		s->discarded += count;
+}
+
 HT_EXPORT uint64_t ht_now_ns(void)
 {
 	return ht_clock_mono_ns();

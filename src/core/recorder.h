@@ -34,6 +34,12 @@ void ht_emit_api_end(uint16_t fn, int32_t ret, const uint64_t *args, unsigned in
 void ht_emit_api_end_at(uint16_t fn, int32_t ret, const uint64_t *args, unsigned int nargs,
 			uint64_t t_raw);
 void ht_emit_lost(enum ht_lost_kind kind, uint64_t count);
+/*
+ * Counts `count` events that were meant for a stream that could not be
+ * created (a device queue's, say) in the calling thread's stream's
+ * events_discarded, where babeltrace2 and info see them.
+ */
+void ht_emit_discarded(uint64_t count);
 
 /* Process-wide definitions (written to the process stream). */
 void ht_emit_device_info(uint32_t device, enum ht_device_type type, const char *name,

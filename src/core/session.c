@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "core/config.h"
+#include "core/notice.h"
 #include "core/recorder.h"
 #include "core/session.h"
 #include "core/source.h"
@@ -377,6 +378,7 @@ err:
 		snprintf(msg, sizeof msg, "%s '%s/%s'", what, S.cfg.dir,
 			 S.procdir[0] ? S.procdir : "");
 		fprintf(stderr, "hetrace: %s: %s; this process runs untraced\n", msg, strerror(-r));
+		ht_notice_untraced(S.cfg.dir, -r); /* for the trace to say so */
 	}
 	return r;
 }
@@ -646,8 +648,11 @@ static void close_process(enum ht_anchor_kind how)
 	ht_source_run_process_end(S.proc, how == HT_ANCHOR_EXEC);
 	for (struct ht_stream *o = S.streams; o; o = o->next)
 		ht_stream_sync_discarded(o);
-	if (lost)
+	if (lost) {
 		proc_lost(HT_LOST_NO_STREAM, lost);
+		/* Counted where babeltrace2 sees losses too; the record says why. */
+		S.proc->discarded += lost;
+	}
 	proc_anchor(how);
 	ht_stream_destroy(S.proc);
 	S.proc = NULL;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -25,8 +26,14 @@ struct ht_doorbell *ht_stream_doorbell;
 void (*ht_stream_on_error)(struct ht_stream *s, int err);
 void (*ht_stream_on_packet)(struct ht_stream *s, size_t need);
 
-/* Block mode retries a failed packet write for this long before dropping it. */
-#define HT_BLOCK_WAIT_NS 10000000000ull
+/*
+ * Block mode waits for space at most this long in all, per process (the
+ * waits of all its threads added up); then it drops and counts like
+ * discard mode. A wait per packet instead held a 0.04 s program on a disk
+ * that stayed full for more than 300 s, 10 s at every packet switch.
+ */
+#define HT_BLOCK_BUDGET_NS 10000000000ull
+static uint64_t block_waited_ns;
 /*
  * A full ring whose consumer is writing a packet (it holds the drain lock
  * for one packet at a time, tens of microseconds) is waited for this long
@@ -36,6 +43,24 @@ void (*ht_stream_on_packet)(struct ht_stream *s, size_t need);
 #define HT_RING_BUSY_WAIT_NS 20000000ull
 /* While dropping, a full ring is looked at again after this long (not per event). */
 #define HT_RING_RETRY_NS 100000000ull
+
+/* Return: nonzero while s may still wait for space (block mode, budget left). */
+static int may_block(const struct ht_stream *s)
+{
+	return s->p.block &&
+	       __atomic_load_n(&block_waited_ns, __ATOMIC_RELAXED) < HT_BLOCK_BUDGET_NS;
+}
+
+/* Block mode: sleeps `ns` out of the budget. Return: 0, or -1 when it is spent. */
+static int block_wait(uint64_t ns)
+{
+	struct timespec nap = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+
+	if (__atomic_add_fetch(&block_waited_ns, ns, __ATOMIC_RELAXED) > HT_BLOCK_BUDGET_NS)
+		return -1;
+	nanosleep(&nap, NULL);
+	return 0;
+}
 
 static void write_context(struct ht_stream *s, const struct ht_anchor *a)
 {
@@ -154,17 +179,17 @@ static void ring_populate(struct ht_stream *s, uint64_t seq)
 
 /*
  * Ring mode: points buf at a free slot for the next packet. Return: 1, or 0
- * when the consumer has released none (block mode waits up to 10 s first).
+ * when the consumer has released none (block mode waits first, within its
+ * budget).
  */
 static int ring_slot(struct ht_stream *s)
 {
 	struct ht_ring_header *h = s->ring;
-	struct timespec nap = {0, 1000000};
-	uint64_t deadline = 0, busy_until = 0;
+	uint64_t busy_until = 0;
 
 	while (h->committed - __atomic_load_n(&h->consumed, __ATOMIC_ACQUIRE) >= h->nslots) {
 		/* Dropping already (disk full, consumer stuck): retry only now and then. */
-		if (s->error && !s->p.block && ht_clock_mono_ns() < s->ring_retry)
+		if (s->error && !may_block(s) && ht_clock_mono_ns() < s->ring_retry)
 			return 0;
 		int r = ring_drain_here(s);
 
@@ -187,17 +212,12 @@ static int ring_slot(struct ht_stream *s)
 				continue;
 			}
 		}
-		if (s->p.block || !s->error)
+		if (may_block(s) || !s->error)
 			ring_wake(); /* once per episode of drops */
 		s->error = ENOBUFS;
 		s->ring_retry = ht_clock_mono_ns() + HT_RING_RETRY_NS;
-		if (!s->p.block)
+		if (!may_block(s) || block_wait(1000000))
 			return 0;
-		if (!deadline)
-			deadline = ht_clock_mono_ns() + HT_BLOCK_WAIT_NS;
-		else if (ht_clock_mono_ns() > deadline)
-			return 0;
-		nanosleep(&nap, NULL);
 	}
 	s->error = 0;
 	/* The first pass only: a slot keeps its pages (a madvise is ~3.5 us here). */
@@ -222,17 +242,14 @@ static int append(struct ht_stream *s, size_t len)
 
 static int append_blocking(struct ht_stream *s, size_t len)
 {
-	struct timespec nap = {0, 10000000};
-	uint64_t deadline = ht_clock_mono_ns() + HT_BLOCK_WAIT_NS;
 	int r;
 
 	for (;;) {
 		r = append(s, len);
 		if (r != -ENOSPC && r != -EDQUOT)
 			return r; /* written, or an error that waiting cannot cure */
-		if (ht_clock_mono_ns() > deadline)
+		if (!may_block(s) || block_wait(10000000))
 			return r;
-		nanosleep(&nap, NULL);
 	}
 }
 
@@ -256,7 +273,7 @@ static void close_packet(struct ht_stream *s, const struct ht_anchor *a)
 		s->pkt = s->pos = s->end = NULL;
 		return;
 	}
-	r = s->p.block ? append_blocking(s, len) : append(s, len);
+	r = may_block(s) ? append_blocking(s, len) : append(s, len);
 	if (r) {
 		if (!s->error && ht_stream_on_error)
 			ht_stream_on_error(s, -r);
@@ -340,6 +357,7 @@ static int ring_create(struct ht_stream *s, const char *name)
 	fd = openat(s->dirfd, file, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -1;
+	flock(fd, LOCK_SH); /* while held, this stream is alive: see ht_salvage_live_writer() */
 	/* Reserve the blocks now: a full disk fails here, never as SIGBUS later. */
 	err = posix_fallocate(fd, 0, (off_t)size);
 	h = err ? MAP_FAILED : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -395,6 +413,7 @@ struct ht_stream *ht_stream_create(int dirfd, const char *name, const struct ht_
 	s->cur_fd = openat(dirfd, cur, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (s->cur_fd < 0)
 		goto err;
+	flock(s->cur_fd, LOCK_SH);
 	/* Reserve the blocks now: a full disk fails here, never as SIGBUS later. */
 	errno = posix_fallocate(s->cur_fd, 0, (off_t)p->packet_size);
 	if (errno)
@@ -442,11 +461,16 @@ void ht_stream_destroy(struct ht_stream *s)
 		/* The consumer writes what is left, then removes the ring. */
 		__atomic_store_n(&s->ring->closed, 1, __ATOMIC_RELEASE);
 		ring_wake();
-	} else {
+	} else if (s->written || !s->discarded) {
 		/* Written out (or counted as lost): the current-packet file has done its job. */
 		cur_name(cur, sizeof cur, s->name);
 		unlinkat(s->dirfd, cur, 0);
 	}
+	/*
+	 * Else no packet of the stream could be written (a full disk): the last one
+	 * stays in its file with the losses in its context, for the salvage at the
+	 * end of the recording to append (if there is room by then) or count.
+	 */
 	ht_stream_abandon(s);
 }
 

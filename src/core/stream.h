@@ -21,7 +21,7 @@
  *
  * A packet that cannot be written (disk full, RLIMIT_FSIZE, I/O error) is
  * dropped and its events are counted in the running events_discarded total;
- * block mode retries for up to 10 s first.
+ * block mode waits for space first, up to 10 s in all per process.
  *
  * Hot path: ht_stream_reserve / ht_stream_header / ht_stream_commit, by the
  * owning thread only (shared streams are written under their own lock).

@@ -222,8 +222,10 @@ static int emit(struct ht_cl_queue *r, struct ht_cl_pending *p, int inferred, ui
 	cl_int status = p->status;
 	int have = 0;
 
-	if (!s)
+	if (!s) {
+		ht_emit_discarded(1); /* the queue's stream could not be created */
 		return 1;
+	}
 	if (!type)
 		HT_CL_REAL(clGetEventInfo)(p->ev, CL_EVENT_COMMAND_TYPE, sizeof type, &type, NULL);
 	if (status == CL_COMPLETE && r->profiling) {

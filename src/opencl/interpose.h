@@ -106,10 +106,11 @@ struct ht_cl_queue {
 	cl_command_queue q;
 	cl_device_id device;
 	uint32_t device_index;
-	int profiling_added; /* we added CL_QUEUE_PROFILING_ENABLE */
+	int profiling_added; /* we added CL_QUEUE_PROFILING_ENABLE (hidden from the app) */
 	int profiling;	     /* timestamps can be read */
 	int out_of_order;
-	cl_command_queue_properties app_props;
+	cl_command_queue_properties
+	    app_props;			/* as the app asked (clSetCommandQueueProperty too) */
 	cl_queue_properties *app_array; /* what the app passed to ...WithProperties */
 	size_t app_array_len;		/* entries, terminating 0 included */
 	int has_app_array;		/* CL_QUEUE_PROPERTIES_ARRAY is answered from app_array */
@@ -134,8 +135,15 @@ cl_int ht_cl_queue_get_info(cl_command_queue q, cl_command_queue_info name, size
 			    void *value, size_t *size_ret);
 cl_int ht_cl_queue_set_property(cl_command_queue q, cl_command_queue_properties props,
 				cl_bool enable, cl_command_queue_properties *old);
+/* clGetEventProfilingInfo: no times for commands of a queue the app did not profile. */
+cl_int ht_cl_event_profiling_info(cl_event e, cl_profiling_info name, size_t size, void *value,
+				  size_t *size_ret);
+/* Set once a queue has profiling the app did not ask for (ht_cl_event_profiling_info checks). */
+extern int ht_cl_profiling_hidden;
 /* Return: the CL_QUEUE_PROPERTIES value of a property list (0 if none). */
 uint64_t ht_cl_queue_props_flags(const cl_queue_properties *array);
+/* Return: the record of a queue, or NULL for one we have none of. */
+struct ht_cl_queue *ht_cl_queue_find(cl_command_queue q);
 /* Return: the record of a queue, created for queues we did not see created. */
 struct ht_cl_queue *ht_cl_queue_get(cl_command_queue q);
 /* Return: the queue's device stream, creating it on first use (NULL: not recording). */

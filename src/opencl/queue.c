@@ -2,8 +2,10 @@
  * Command queues. Device timestamps need CL_QUEUE_PROFILING_ENABLE, so both
  * creation functions add it; the app must not notice: clGetCommandQueueInfo
  * answers CL_QUEUE_PROPERTIES and CL_QUEUE_PROPERTIES_ARRAY with what it
- * asked for, and when the runtime refuses the added flag the queue is created
- * exactly as requested (its commands are then recorded without timestamps).
+ * asked for, clGetEventProfilingInfo answers CL_PROFILING_INFO_NOT_AVAILABLE
+ * for the commands of such a queue (as the runtime does untraced), and when
+ * the runtime refuses the added flag the queue is created exactly as
+ * requested (its commands are then recorded without timestamps).
  *
  * One record per created queue, never freed (a few hundred bytes each), in a
  * pointer map for the enqueue path and a list for collection. Each record
@@ -15,6 +17,8 @@
 #include "opencl/interpose.h"
 
 #define MAX_PROPS 64 /* property pairs we are willing to rewrite */
+
+int ht_cl_profiling_hidden;
 
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ht_cl_queue *all;
@@ -62,6 +66,8 @@ static struct ht_cl_queue *record_add(cl_command_queue q, cl_device_id dev,
 		app_props = eff; /* a queue we did not see created */
 	r->out_of_order = !!(app_props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
 	r->app_props = app_props;
+	if (added)
+		__atomic_store_n(&ht_cl_profiling_hidden, 1, __ATOMIC_RELAXED);
 	if (added && with_array) {
 		/* NULL properties read back as an empty list, like the runtime's. */
 		r->app_array = app_array ? malloc(app_len * sizeof *app_array) : NULL;
@@ -81,6 +87,17 @@ static struct ht_cl_queue *record_add(cl_command_queue q, cl_device_id dev,
 	return r;
 }
 
+struct ht_cl_queue *ht_cl_queue_find(cl_command_queue q)
+{
+	struct ht_cl_queue *r = ht_cl_map_get(&ht_cl_queues, q);
+
+	/* Full map, or a queue made before tracing started: newest record first. */
+	for (struct ht_cl_queue *i = ht_cl_queue_first(); !r && q && i; i = i->all_next)
+		if (i->q == q)
+			r = i;
+	return r;
+}
+
 struct ht_cl_queue *ht_cl_queue_get(cl_command_queue q)
 {
 	unsigned int gen = __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
@@ -88,13 +105,7 @@ struct ht_cl_queue *ht_cl_queue_get(cl_command_queue q)
 
 	if (last.q == q && last.gen == gen && q)
 		return last.rec;
-	r = ht_cl_map_get(&ht_cl_queues, q);
-	if (!r) {
-		/* Full map, or a queue made before tracing started: newest record first. */
-		for (r = ht_cl_queue_first(); r; r = r->all_next)
-			if (r->q == q)
-				break;
-	}
+	r = ht_cl_queue_find(q);
 	if (!r && q)
 		r = record_add(q, NULL, 0, 0, 0, NULL, 0);
 	last.q = q;
@@ -208,14 +219,16 @@ cl_int ht_cl_queue_get_info(cl_command_queue q, cl_command_queue_info name, size
 		ht_cl_collect_all(); /* our finished events must not hold the queue */
 	if (name != CL_QUEUE_PROPERTIES && name != CL_QUEUE_PROPERTIES_ARRAY)
 		return HT_CL_REAL(clGetCommandQueueInfo)(q, name, size, value, size_ret);
-	r = ht_cl_map_get(&ht_cl_queues, q);
+	r = ht_cl_queue_find(q);
 	if (!r || !r->profiling_added || (name == CL_QUEUE_PROPERTIES_ARRAY && !r->has_app_array))
 		return HT_CL_REAL(clGetCommandQueueInfo)(q, name, size, value, size_ret);
 	if (name == CL_QUEUE_PROPERTIES) {
 		ret = HT_CL_REAL(clGetCommandQueueInfo)(q, name, size, value, size_ret);
 		if (ret == CL_SUCCESS && value && size >= sizeof(cl_command_queue_properties))
-			*(cl_command_queue_properties *)value &=
-			    ~(cl_command_queue_properties)CL_QUEUE_PROFILING_ENABLE;
+			*(cl_command_queue_properties *)value =
+			    (*(cl_command_queue_properties *)value &
+			     ~(cl_command_queue_properties)CL_QUEUE_PROFILING_ENABLE) |
+			    (r->app_props & CL_QUEUE_PROFILING_ENABLE);
 		return ret;
 	}
 	/* The property list: the runtime validates, we answer with the app's own list. */
@@ -235,19 +248,48 @@ cl_int ht_cl_queue_get_info(cl_command_queue q, cl_command_queue_info name, size
 cl_int ht_cl_queue_set_property(cl_command_queue q, cl_command_queue_properties props,
 				cl_bool enable, cl_command_queue_properties *old)
 {
-	struct ht_cl_queue *r = ht_cl_map_get(&ht_cl_queues, q);
+	const cl_command_queue_properties prof = CL_QUEUE_PROFILING_ENABLE;
+	struct ht_cl_queue *r = ht_cl_queue_find(q);
+	cl_command_queue_properties was;
 	cl_int ret;
 
 	if (!r || !r->profiling_added)
 		return HT_CL_REAL(clSetCommandQueueProperty)(q, props, enable, old);
 	/* Our profiling stays on; the app's view of it follows its own requests. */
-	if (!enable && (props & CL_QUEUE_PROFILING_ENABLE))
-		props &= ~(cl_command_queue_properties)CL_QUEUE_PROFILING_ENABLE;
-	ret = HT_CL_REAL(clSetCommandQueueProperty)(q, props, enable, old);
-	if (ret == CL_SUCCESS && old)
-		*old = (*old & ~(cl_command_queue_properties)CL_QUEUE_PROFILING_ENABLE) |
-		       (r->app_props & CL_QUEUE_PROFILING_ENABLE);
+	was = r->app_props;
+	ret = HT_CL_REAL(clSetCommandQueueProperty)(q, enable ? props : props & ~prof, enable, old);
+	if (ret != CL_SUCCESS)
+		return ret;
+	if (props & prof)
+		r->app_props = enable ? was | prof : was & ~prof;
+	if (old)
+		*old = (*old & ~prof) | (was & prof);
 	return ret;
+}
+
+cl_int ht_cl_event_profiling_info(cl_event e, cl_profiling_info name, size_t size, void *value,
+				  size_t *size_ret)
+{
+	cl_command_queue q = NULL;
+	struct ht_cl_queue *r;
+	int err = errno;
+
+	/*
+	 * A command of a queue the app made without profiling has no times for
+	 * it, whatever we read ourselves: programs decide from this answer
+	 * whether to profile. An invalid event or a user event (no queue) gets
+	 * the runtime's own answer.
+	 */
+	if (__atomic_load_n(&ht_cl_profiling_hidden, __ATOMIC_RELAXED) &&
+	    HT_CL_REAL(clGetEventInfo)(e, CL_EVENT_COMMAND_QUEUE, sizeof q, &q, NULL) ==
+		CL_SUCCESS &&
+	    q && (r = ht_cl_queue_find(q)) && r->profiling_added &&
+	    !(r->app_props & CL_QUEUE_PROFILING_ENABLE)) {
+		errno = err;
+		return CL_PROFILING_INFO_NOT_AVAILABLE;
+	}
+	errno = err;
+	return HT_CL_REAL(clGetEventProfilingInfo)(e, name, size, value, size_ret);
 }
 
 void ht_cl_queues_after_fork(void)

@@ -4294,11 +4294,11 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetEventProfilingInfo(cl_event event, cl_profi
 	int ht_errno;
 
 	if (HT_CL_OFF())
-		return ((ht_cl_clGetEventProfilingInfo_t)ht_cl_real[72])(event, param_name, param_value_size, param_value, param_value_size_ret);
+		return ht_cl_event_profiling_info(event, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	ht_emit_api_begin(HT_FN_BASE_OPENCL + 72);
 	errno = ht_errno;
-	ret = ((ht_cl_clGetEventProfilingInfo_t)ht_cl_real[72])(event, param_name, param_value_size, param_value, param_value_size_ret);
+	ret = ht_cl_event_profiling_info(event, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
 	{

@@ -227,7 +227,13 @@ static void drain(struct ht_consumer *c, int final)
 			i++;
 			continue;
 		}
-		ht_ring_file_close(&e->rf, e->dirfd, e->name, 1);
+		/*
+		 * A stream with no packet written has nowhere to count its losses:
+		 * its ring stays for finalize's salvage, which carries them by the
+		 * process stream once every other stream of the process is complete.
+		 */
+		ht_ring_file_close(&e->rf, e->dirfd, e->name,
+				   h->written || !(h->discarded + h->lost_events));
 		close(e->dirfd);
 		c->ents[i] = c->ents[--c->n];
 	}

@@ -254,5 +254,7 @@ uint64_t ht_ring_drain(struct ht_ring_header *h, int fd, uint64_t file_limit, in
 		if (ht_pwrite_all(fd, v, 8, h->last_off + HT_PC_DISCARDED) == 0)
 			h->last_discarded = total;
 	}
+	/* Done: a later final drain (a repair) must not take the packet in progress again. */
+	__atomic_store_n(&h->closed, 1, __ATOMIC_RELEASE);
 	return n;
 }

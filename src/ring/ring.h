@@ -124,7 +124,9 @@ struct ht_ring_drain_stats {
  * to the running discard totals. Not final: stops at the first failed write
  * and retries next time (the producer drops while the ring is full). Final:
  * also takes the packet in progress, counts packets it cannot write as lost,
- * and brings the last written packet's discard total up to date.
+ * brings the last written packet's discard total up to date, and marks the
+ * ring closed (a stream with no packet written keeps its losses in the ring:
+ * see ring/salvage.h).
  * Return: packets appended.
  */
 uint64_t ht_ring_drain(struct ht_ring_header *h, int fd, uint64_t file_limit, int final,

@@ -15,7 +15,19 @@
 struct ht_salvage_stats {
 	unsigned int salvaged;	/* in-progress packets of processes that died */
 	unsigned int completed; /* packets still open at a normal exit, appended here */
+	uint64_t lost;		/* events of packets that could not be appended (counted in
+				 * events_discarded: the stream's, or the process stream's
+				 * when the stream has no packet) */
 };
+
+/*
+ * Whether a live process still writes into process directory procfd (named
+ * `name`, "<pid>-<comm>"): a stream's ring or packet file is locked (each
+ * stream holds a shared flock on it while it lives) or mapped by process
+ * <pid>. Salvaging then would take packets still being written.
+ * Return: 1 with `what` naming the file, or 0.
+ */
+int ht_salvage_live_writer(int procfd, const char *name, char *what, size_t cap);
 
 /*
  * Salvages the process directory procfd (named `name` in messages, trace

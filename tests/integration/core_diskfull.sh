@@ -20,6 +20,39 @@ assert_ge "$lost" 1 "discard: events lost"
 assert_eq "$((got + lost))" $N "discard: recorded + discarded"
 rm -rf mnt/t
 
+# Block mode on a disk that stays full: it waits 10 s in all, then drops and
+# counts as discard mode does; the trace is valid without repair.
+N=100000
+head -c $((4096 * 1024 - 96 * 1024)) /dev/zero >mnt/filler 2>/dev/null
+start=$(date +%s%N)
+timeout 60 "$HT" record -q --no-os --mode block --buffer 16K -o mnt/s -- "$PROG" big $N 2>err3.txt
+assert_eq "$?" 0 "block, full: app exit status"
+elapsed=$((($(date +%s%N) - start) / 1000000))
+[ "$elapsed" -lt 25000 ] || fail "block, full: the program took $elapsed ms (10 s of waits at most)"
+assert_ge "$elapsed" 9000 "block, full: the program waited for space (ms)"
+grep -q "No space left on device; events are dropped and counted" err3.txt ||
+	fail "block, full: warning: $(cat err3.txt)"
+"$HT" check mnt/s >c3.txt 2>&1 || fail "block, full: not valid without repair: $(cat c3.txt)"
+dump mnt/s d3.txt
+got=$(count ' counter name=(big|\?) ' d3.txt)
+lost=$(awk '$2 ~ /^thread-/ && $4 == "discarded" { print $5 }' d3.txt)
+assert_ge "$lost" 1 "block, full: events lost"
+# the thread's discards include its thread_info event when that is gone too
+info=$(count ' thread_info ' d3.txt)
+assert_eq "$((got + lost))" $((N + 1 - info)) "block, full: recorded + discarded"
+# names whose definitions were among the process stream's losses: counted, and said
+if grep -q 'name=?' d3.txt; then
+	assert_ge "$(awk '$2 == "process" && $4 == "discarded" { print $5 }' d3.txt)" 1 \
+		"block, full: process stream losses"
+	grep -q "refer to strings whose definitions were lost" c3.txt || fail "block, full: $(cat c3.txt)"
+fi
+babeltrace2 mnt/s >b3.txt 2>b3.err || fail "block, full: babeltrace2: $(head -3 b3.err)"
+grep -q 'may have discarded events.*within stream ".*/thread-' b3.err ||
+	fail "block, full: babeltrace2 saw no loss: $(head -3 b3.err)"
+! grep -v 'may have discarded events' b3.err | grep -q . ||
+	fail "block, full: babeltrace2 warned: $(head -3 b3.err)"
+rm -rf mnt/s mnt/filler
+
 # Block mode: fill the disk, start the program, free the space a second later.
 N=100000
 head -c $((4096 * 1024 - 96 * 1024)) /dev/zero >mnt/filler

@@ -67,4 +67,20 @@ assert_eq "$(awk '/ counter name=i / { print $1 }' d3.txt | sort -u | wc -l)" 2 
 assert_eq "$(count ' counter name=i ' d3.txt)" 10 "system+posix_spawn: child events"
 check_valid s
 bt2_read s b3.txt
+
+# A child that drops its privileges cannot enter the trace directory (0700,
+# ours): it runs untraced, and the trace says so, not only its stderr.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	"$HT" record -o u -- sh -c "'$PROG' single 2; setpriv --reuid=65534 --regid=65534 \
+--clear-groups '$PROG' single 3" >u.out 2>u.err || fail "setuid: record exited $?"
+	grep -q "this process runs untraced" u.err || fail "setuid: warning: $(cat u.err)"
+	grep -q "1 process(es) could not write into the trace and ran untraced" u.err ||
+		fail "setuid: record's summary: $(cat u.err)"
+	assert_eq "$(grep -c '^untraced=' u/hetrace.index)" 1 "setuid: untraced processes noted"
+	grep -qE "^untraced=pid [0-9]+ uid 65534 gid 65534 comm annot_prog: cannot write into the \
+trace: Permission denied$" u/hetrace.index || fail "setuid: index: $(grep untraced u/hetrace.index)"
+	dump u du.txt
+	assert_eq "$(count ' counter name=i ' du.txt)" 2 "setuid: the privileged child's events"
+	check_valid u
+fi
 echo "ok"

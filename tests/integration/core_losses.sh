@@ -18,4 +18,20 @@ grep -q "lost        $lost events discarded" info.txt || fail "info: $(grep lost
 check_valid t
 babeltrace2 t >/dev/null 2>b.err || fail "babeltrace2 failed"
 grep -q "discarded $lost events" b.err || fail "babeltrace2 did not report the loss: $(cat b.err)"
+
+# A thread that can get no stream (no file descriptor left for it): its
+# events are counted in the process stream's events_discarded, which
+# babeltrace2 reports, and the lost record says why.
+"$HT" record -q --no-os -o ns -- prlimit --nofile=8 "$PROG" single 5 2>err2.txt
+assert_eq "$?" 0 "no stream: app exit status"
+grep -q "thread stream': Too many open files" err2.txt || fail "no stream: $(cat err2.txt)"
+dump ns d2.txt
+nost=$(awk '$4 == "lost" && $5 == "kind=no_stream" { split($6, v, "="); print v[2] }' d2.txt)
+assert_ge "${nost:-0}" 1 "no stream: lost record"
+assert_eq "$(awk '$2 == "process" && $4 == "discarded" { print $5 }' d2.txt)" "$nost" \
+	"no stream: the process stream's events_discarded"
+"$HT" info ns | grep -q "^total .*, $nost lost" || fail "no stream: info: $("$HT" info ns | tail -1)"
+babeltrace2 ns >/dev/null 2>b2.err || fail "no stream: babeltrace2 failed"
+grep -q 'discarded .*within stream ".*/process"' b2.err ||
+	fail "no stream: babeltrace2 did not report the loss: $(cat b2.err)"
 echo "ok"

@@ -8,7 +8,7 @@
  *   cl_transparency [SCENARIO...]   (default: all; see `scenarios` below)
  *
  * Scenarios: queues buffers images maps ooo user callbacks failing refcounts
- * ext threads. Only values that do not depend on timing are printed. Run
+ * ext profiling nofd threads. Only values that do not depend on timing are printed. Run
  * `user` on PoCL's pthread device: its basic device deadlocks in
  * clSetUserEventStatus once a context has a second queue (PoCL 3.1, untraced).
  */
@@ -19,11 +19,14 @@
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static cl_platform_id platform;
@@ -42,6 +45,16 @@ static const char *source = "__kernel void twice(__global int *a)\n"
 		printf(__VA_ARGS__);                                                               \
 		putchar('\n');                                                                     \
 		fflush(stdout);                                                                    \
+	} while (0)
+
+/*
+ * SAY of a call's return code and of values the call wrote: the call first
+ * (the order in which a function's arguments are evaluated is unspecified).
+ */
+#define SAY_AFTER(fmt, call, ...)                                                                  \
+	do {                                                                                       \
+		cl_int ret_ = (call);                                                              \
+		SAY(fmt, ret_, __VA_ARGS__);                                                       \
 	} while (0)
 
 static unsigned long sum_bytes(const void *p, size_t n)
@@ -89,33 +102,37 @@ static void s_queues(void)
 	size_t sz = 0;
 	cl_int err;
 
-	SAY("q props: %d %lu", clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof p, &p, NULL),
-	    (unsigned long)p);
-	SAY("q props array: %d %zu",
-	    clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES_ARRAY, sizeof arr, arr, &sz), sz);
+	SAY_AFTER("q props: %d %lu",
+		  clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof p, &p, NULL),
+		  (unsigned long)p);
+	SAY_AFTER("q props array: %d %zu",
+		  clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES_ARRAY, sizeof arr, arr, &sz), sz);
 	q2 = clCreateCommandQueueWithProperties(ctx, device, props, &err);
 	SAY("q2 create: %d", err);
-	SAY("q2 props: %d %lu", clGetCommandQueueInfo(q2, CL_QUEUE_PROPERTIES, sizeof p, &p, NULL),
-	    (unsigned long)p);
+	SAY_AFTER("q2 props: %d %lu",
+		  clGetCommandQueueInfo(q2, CL_QUEUE_PROPERTIES, sizeof p, &p, NULL),
+		  (unsigned long)p);
 	memset(arr, 0x55, sizeof arr);
-	SAY("q2 props array: %d %zu %lu %lu %lu",
-	    clGetCommandQueueInfo(q2, CL_QUEUE_PROPERTIES_ARRAY, sizeof arr, arr, &sz), sz,
-	    (unsigned long)arr[0], (unsigned long)arr[1], (unsigned long)arr[2]);
+	SAY_AFTER("q2 props array: %d %zu %lu %lu %lu",
+		  clGetCommandQueueInfo(q2, CL_QUEUE_PROPERTIES_ARRAY, sizeof arr, arr, &sz), sz,
+		  (unsigned long)arr[0], (unsigned long)arr[1], (unsigned long)arr[2]);
 	SAY("q2 props array small: %d",
 	    clGetCommandQueueInfo(q2, CL_QUEUE_PROPERTIES_ARRAY, 8, arr, NULL));
 	q3 = clCreateCommandQueueWithProperties(ctx, device, NULL, &err);
 	SAY("q3 create: %d", err);
-	SAY("q3 props array: %d %zu",
-	    clGetCommandQueueInfo(q3, CL_QUEUE_PROPERTIES_ARRAY, 0, NULL, &sz), sz);
-	SAY("q3 props: %d %lu", clGetCommandQueueInfo(q3, CL_QUEUE_PROPERTIES, sizeof p, &p, NULL),
-	    (unsigned long)p);
+	SAY_AFTER("q3 props array: %d %zu",
+		  clGetCommandQueueInfo(q3, CL_QUEUE_PROPERTIES_ARRAY, 0, NULL, &sz), sz);
+	SAY_AFTER("q3 props: %d %lu",
+		  clGetCommandQueueInfo(q3, CL_QUEUE_PROPERTIES, sizeof p, &p, NULL),
+		  (unsigned long)p);
 	SAY("q3 refcount: %d", clReleaseCommandQueue(q3));
 	SAY("q2 release: %d", clReleaseCommandQueue(q2));
 	p = CL_QUEUE_PROFILING_ENABLE;
 	q2 = clCreateCommandQueue(ctx, device, p, &err);
 	SAY("q2 profiling create: %d", err);
-	SAY("q2 profiling props: %d %lu",
-	    clGetCommandQueueInfo(q2, CL_QUEUE_PROPERTIES, sizeof p, &p, NULL), (unsigned long)p);
+	SAY_AFTER("q2 profiling props: %d %lu",
+		  clGetCommandQueueInfo(q2, CL_QUEUE_PROPERTIES, sizeof p, &p, NULL),
+		  (unsigned long)p);
 	clReleaseCommandQueue(q2);
 	SAY("bad props create: %p",
 	    (void *)clCreateCommandQueue(ctx, device, (cl_command_queue_properties)1 << 40, &err));
@@ -255,8 +272,9 @@ static void s_ooo(void)
 	SAY("ooo queue: %d", err);
 	if (!oq)
 		return;
-	SAY("ooo props: %d %lu", clGetCommandQueueInfo(oq, CL_QUEUE_PROPERTIES, sizeof p, &p, NULL),
-	    (unsigned long)p);
+	SAY_AFTER("ooo props: %d %lu",
+		  clGetCommandQueueInfo(oq, CL_QUEUE_PROPERTIES, sizeof p, &p, NULL),
+		  (unsigned long)p);
 	for (int i = 0; i < 128; i++)
 		vals[i] = i;
 	k = clCreateKernel(prog, "twice", &err);
@@ -282,6 +300,20 @@ static void s_ooo(void)
 	SAY("ooo release: %d", clReleaseCommandQueue(oq));
 }
 
+/* The statuses an application's callbacks see, in the order they see them. */
+static cl_int seq_seen[8];
+static int seq_n;
+static pthread_mutex_t seq_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void CL_CALLBACK on_status(cl_event e, cl_int status, void *data)
+{
+	(void)e;
+	pthread_mutex_lock(&seq_lock);
+	if (seq_n < 8)
+		seq_seen[seq_n++] = status * 10 + (int)(intptr_t)data;
+	pthread_mutex_unlock(&seq_lock);
+}
+
 static void s_user(void)
 {
 	cl_int err, vals[16] = {0}, st = 99;
@@ -293,8 +325,25 @@ static void s_user(void)
 	    clEnqueueWriteBuffer(q, b, CL_FALSE, 0, sizeof vals, vals, 1, &u, &e));
 	clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
 	SAY("gated status pending: %d", st > CL_COMPLETE);
+	SAY("status callbacks: %d %d %d",
+	    clSetEventCallback(e, CL_SUBMITTED, on_status, (void *)(intptr_t)CL_SUBMITTED),
+	    clSetEventCallback(e, CL_RUNNING, on_status, (void *)(intptr_t)CL_RUNNING),
+	    clSetEventCallback(e, CL_COMPLETE, on_status, (void *)(intptr_t)CL_COMPLETE));
 	SAY("set status: %d", clSetUserEventStatus(u, CL_COMPLETE));
 	SAY("wait: %d", clWaitForEvents(1, &e));
+	for (int i = 0; i < 2000; i++) {
+		int n;
+
+		pthread_mutex_lock(&seq_lock);
+		n = seq_n;
+		pthread_mutex_unlock(&seq_lock);
+		if (n >= 3)
+			break;
+		usleep(1000);
+	}
+	usleep(20000); /* a call too many would show up here */
+	/* each entry: the status passed * 10 + the status registered for */
+	SAY("status sequence: %d: %d %d %d", seq_n, seq_seen[0], seq_seen[1], seq_seen[2]);
 	clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
 	/*
 	 * PoCL drops an internal reference on a finished event asynchronously
@@ -405,7 +454,8 @@ static void s_failing(void)
 	SAY("ndrange bad dim: %d", clEnqueueNDRangeKernel(q, k, 7, NULL, &n, NULL, 0, NULL, NULL));
 	SAY("ndrange ok: %d", clEnqueueNDRangeKernel(q, k, 1, NULL, &n, NULL, 0, NULL, NULL));
 	SAY("bad param: %d", clGetDeviceInfo(device, 0x7fffffff, sizeof info, info, NULL));
-	SAY("size query: %d %d", clGetDeviceInfo(device, CL_DEVICE_NAME, 0, NULL, &sz), sz > 0);
+	SAY_AFTER("size query: %d %d", clGetDeviceInfo(device, CL_DEVICE_NAME, 0, NULL, &sz),
+		  sz > 0);
 	SAY("small buffer: %d", clGetDeviceInfo(device, CL_DEVICE_NAME, 1, info, NULL));
 	SAY("release null event: %d", clReleaseEvent(NULL));
 	SAY("release null mem: %d", clReleaseMemObject(NULL));
@@ -427,15 +477,175 @@ static void s_refcounts(void)
 	for (int i = 0; i < 5; i++)
 		clEnqueueWriteBuffer(q, b, CL_FALSE, 0, sizeof v, v, 0, NULL, NULL);
 	clFinish(q);
-	SAY("ctx refcount: %d %u",
-	    clGetContextInfo(ctx, CL_CONTEXT_REFERENCE_COUNT, sizeof n, &n, NULL), n);
-	SAY("queue refcount: %d %u",
-	    clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof n, &n, NULL), n);
-	SAY("mem refcount: %d %u",
-	    clGetMemObjectInfo(b, CL_MEM_REFERENCE_COUNT, sizeof n, &n, NULL), n);
-	SAY("program refcount: %d %u",
-	    clGetProgramInfo(prog, CL_PROGRAM_REFERENCE_COUNT, sizeof n, &n, NULL), n);
+	SAY_AFTER("ctx refcount: %d %u",
+		  clGetContextInfo(ctx, CL_CONTEXT_REFERENCE_COUNT, sizeof n, &n, NULL), n);
+	SAY_AFTER("queue refcount: %d %u",
+		  clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof n, &n, NULL), n);
+	SAY_AFTER("mem refcount: %d %u",
+		  clGetMemObjectInfo(b, CL_MEM_REFERENCE_COUNT, sizeof n, &n, NULL), n);
+	SAY_AFTER("program refcount: %d %u",
+		  clGetProgramInfo(prog, CL_PROGRAM_REFERENCE_COUNT, sizeof n, &n, NULL), n);
 	clReleaseMemObject(b);
+}
+
+/*
+ * What a program learns from profiling queries: an event of a queue it did
+ * not create with CL_QUEUE_PROFILING_ENABLE has no times (the runtime says
+ * CL_PROFILING_INFO_NOT_AVAILABLE and leaves the buffer alone), however the
+ * tracer reads its own.
+ */
+static void profile_codes(const char *what, cl_event e)
+{
+	static const cl_profiling_info names[] = {
+	    CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT, CL_PROFILING_COMMAND_START,
+	    CL_PROFILING_COMMAND_END, CL_PROFILING_COMMAND_COMPLETE};
+	cl_ulong t[5], x = 77;
+	cl_int r[5];
+	size_t sz = 99;
+	int untouched = 1, ok = 1;
+
+	for (int i = 0; i < 5; i++) {
+		t[i] = 12345;
+		r[i] = clGetEventProfilingInfo(e, names[i], sizeof t[i], &t[i], NULL);
+		if (r[i] != CL_SUCCESS)
+			untouched &= t[i] == 12345;
+		ok &= r[i] == CL_SUCCESS;
+	}
+	SAY("%s profiling: %d %d %d %d %d untouched %d", what, r[0], r[1], r[2], r[3], r[4],
+	    untouched);
+	if (ok)
+		SAY("%s times ordered: %d", what, t[0] <= t[1] && t[1] <= t[2] && t[2] <= t[3]);
+	r[0] = clGetEventProfilingInfo(e, 0x7fff, sizeof x, &x, NULL);
+	SAY("%s profiling bad param: %d %lu", what, r[0], (unsigned long)x);
+	r[0] = clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, 0, NULL, &sz);
+	SAY("%s profiling size query: %d %zu", what, r[0], sz);
+	SAY("%s profiling small: %d", what,
+	    clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, 4, &x, NULL));
+}
+
+static cl_int cb_profiling = 1;
+
+static void CL_CALLBACK on_complete_profile(cl_event e, cl_int status, void *data)
+{
+	cl_ulong t = 0;
+
+	(void)status;
+	(void)data;
+	pthread_mutex_lock(&cb_lock);
+	cb_profiling = clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof t, &t, NULL);
+	pthread_mutex_unlock(&cb_lock);
+}
+
+/* Writes 64 bytes through queue `pq` and reports what profiling says of its event. */
+static void profile_queue(const char *what, cl_command_queue pq, cl_int create_err)
+{
+	cl_int err, r, v[16] = {0};
+	cl_command_queue_properties p = 99;
+	cl_mem b;
+	cl_event e;
+
+	SAY("%s create: %d", what, create_err);
+	if (!pq)
+		return;
+	r = clGetCommandQueueInfo(pq, CL_QUEUE_PROPERTIES, sizeof p, &p, NULL);
+	SAY("%s props: %d %lu", what, r, (unsigned long)p);
+	b = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof v, NULL, &err);
+	SAY("%s write: %d", what,
+	    clEnqueueWriteBuffer(pq, b, CL_FALSE, 0, sizeof v, v, 0, NULL, &e));
+	SAY("%s wait: %d", what, clWaitForEvents(1, &e));
+	profile_codes(what, e);
+	clReleaseEvent(e);
+	SAY("%s blocking read: %d", what,
+	    clEnqueueReadBuffer(pq, b, CL_TRUE, 0, sizeof v, v, 0, NULL, &e));
+	profile_codes(what, e);
+	clReleaseEvent(e);
+	SAY("%s finish: %d", what, clFinish(pq));
+	clReleaseMemObject(b);
+	clReleaseCommandQueue(pq);
+}
+
+static void s_profiling(void)
+{
+	cl_queue_properties none[] = {CL_QUEUE_PROPERTIES, 0, 0};
+	cl_queue_properties ooo[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE,
+				     0};
+	cl_queue_properties prof[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+	cl_int err = 0, v[16] = {0};
+	cl_command_queue pq;
+	cl_mem b;
+	cl_event e, u;
+
+	pq = clCreateCommandQueue(ctx, device, 0, &err);
+	profile_queue("plain", pq, err);
+	pq = clCreateCommandQueueWithProperties(ctx, device, NULL, &err);
+	profile_queue("null props", pq, err);
+	pq = clCreateCommandQueueWithProperties(ctx, device, none, &err);
+	profile_queue("zero props", pq, err);
+	pq = clCreateCommandQueueWithProperties(ctx, device, ooo, &err);
+	profile_queue("ooo", pq, err);
+	pq = clCreateCommandQueue(ctx, device, CL_QUEUE_PROFILING_ENABLE, &err);
+	profile_queue("profiled", pq, err);
+	pq = clCreateCommandQueueWithProperties(ctx, device, prof, &err);
+	profile_queue("profiled array", pq, err);
+
+	/* The main queue, whose commands the tracer collects on its own schedule. */
+	b = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof v, NULL, &err);
+	for (int i = 0; i < 3; i++)
+		clEnqueueWriteBuffer(q, b, CL_FALSE, 0, sizeof v, v, 0, NULL, NULL);
+	SAY("main write: %d", clEnqueueWriteBuffer(q, b, CL_FALSE, 0, sizeof v, v, 0, NULL, &e));
+	SAY("main callback: %d", clSetEventCallback(e, CL_COMPLETE, on_complete_profile, NULL));
+	SAY("main finish: %d", clFinish(q));
+	profile_codes("main", e);
+	for (int i = 0; i < 2000; i++) {
+		cl_int got;
+
+		pthread_mutex_lock(&cb_lock);
+		got = cb_profiling;
+		pthread_mutex_unlock(&cb_lock);
+		if (got != 1)
+			break;
+		usleep(1000);
+	}
+	SAY("main profiling in callback: %d", cb_profiling);
+	clReleaseEvent(e);
+	u = clCreateUserEvent(ctx, &err);
+	profile_codes("user", u);
+	clSetUserEventStatus(u, CL_COMPLETE);
+	profile_codes("user complete", u);
+	clReleaseEvent(u);
+	profile_codes("null", NULL);
+	clReleaseMemObject(b);
+}
+
+/*
+ * No file descriptor left when the tracer needs a new queue's device stream:
+ * the program sees nothing of it (the trace counts the commands as lost).
+ */
+static void s_nofd(void)
+{
+	struct rlimit old, low;
+	cl_int err, v[16] = {0};
+	cl_command_queue nq = clCreateCommandQueue(ctx, device, 0, &err);
+	cl_mem b = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof v, NULL, &err);
+	int fds[512], n = 0;
+
+	SAY("nofd queue: %d", err);
+	getrlimit(RLIMIT_NOFILE, &old);
+	low = old;
+	low.rlim_cur = 256;
+	setrlimit(RLIMIT_NOFILE, &low);
+	while (n < 512 && (fds[n] = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+		n++;
+	SAY("nofd exhausted: %d", n < 512 && errno == EMFILE);
+	for (int i = 0; i < 3; i++)
+		SAY("nofd write: %d",
+		    clEnqueueWriteBuffer(nq, b, CL_TRUE, 0, sizeof v, v, 0, NULL, NULL));
+	SAY("nofd read: %d", clEnqueueReadBuffer(nq, b, CL_TRUE, 0, sizeof v, v, 0, NULL, NULL));
+	SAY("nofd finish: %d", clFinish(nq));
+	while (n > 0)
+		close(fds[--n]);
+	setrlimit(RLIMIT_NOFILE, &old);
+	SAY("nofd release: %d %d", clReleaseMemObject(b), clReleaseCommandQueue(nq));
 }
 
 typedef cl_command_buffer_khr(CL_API_CALL *create_cb_fn)(cl_uint, const cl_command_queue *,
@@ -545,6 +755,8 @@ static const struct {
     {"failing", s_failing},
     {"refcounts", s_refcounts},
     {"ext", s_ext},
+    {"profiling", s_profiling},
+    {"nofd", s_nofd},
     {"threads", s_threads},
 };
 

@@ -86,10 +86,10 @@ clReleaseContext
 	$check "$work/vc" --commands 4 --failed 0
 	;;
 transparency)
-	scen="queues buffers images maps ooo failing refcounts ext threads"
+	scen="queues buffers images maps ooo failing refcounts ext profiling threads"
 	# shellcheck disable=SC2086
 	same tr "$bin/cl_transparency" $scen
-	$check "$work/tr" --commands 511 --failed 0 --threads 5 --kernel add1=160 --kernel twice=3 \
+	$check "$work/tr" --commands 527 --failed 0 --threads 5 --kernel add1=160 --kernel twice=3 \
 		--kind map=3 --kind unmap=3 --kind fill=2 --kind copy_d2d=4 --kind marker=1 \
 		--kind barrier=1 --count clEnqueueMarker=1 --count clCreateCommandBufferKHR=1 \
 		--count clFinalizeCommandBufferKHR=1 --count clReleaseCommandBufferKHR=1 \
@@ -99,8 +99,17 @@ transparency_events)
 	# User events and callbacks on the pthread device (see cl_transparency.c).
 	export POCL_DEVICES=pthread
 	same ev "$bin/cl_transparency" user callbacks
-	$check "$work/ev" --commands 3 --failed 1 --count clSetEventCallback=2 \
+	$check "$work/ev" --commands 3 --failed 1 --count clSetEventCallback=5 \
 		--count clSetUserEventStatus=2 --count clCreateUserEvent=2
+	;;
+nofd)
+	# No file descriptor left for a new queue's device stream: its commands
+	# are counted as discarded (babeltrace2 sees them), the program sees nothing.
+	same nf "$bin/cl_transparency" nofd
+	$check "$work/nf" --commands 0 --discarded 4 --count clEnqueueWriteBuffer=3 \
+		--count clEnqueueReadBuffer=1
+	lost=$("$bin/ht_test_dump" "$work/nf" | awk '$4 == "discarded" { n += $5 } END { print n }')
+	[ "$lost" = 4 ] || { echo "FAIL: $lost events discarded, expected the 4 commands"; exit 1; }
 	;;
 dlopen)
 	same dl "$bin/cl_dlopen"
