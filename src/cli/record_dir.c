@@ -43,18 +43,27 @@ static int begins_with(int dfd, const char *name, const void *head, size_t n)
 	return got == (ssize_t)n && !memcmp(buf, head, n);
 }
 
-/* Return: nonzero for "process" and "<lowercase>-<number>[.<number>]" (thread-12, os-0.1). */
+/*
+ * Return: nonzero for a stream name the recorder gives: lowercase words and
+ * numbers joined by '-', starting with a word, maybe with a ".<number>" (process,
+ * thread-12, os-cpu, os-0.1, device-memory-3).
+ */
 static int stream_name(const char *s)
 {
 	const char *p = s;
 
-	if (!strcmp(s, "process"))
-		return 1;
-	while (*p >= 'a' && *p <= 'z')
-		p++;
-	if (p == s || *p++ != '-' || !(*p >= '0' && *p <= '9'))
+	if (!(*p >= 'a' && *p <= 'z'))
 		return 0;
-	p += strspn(p, "0123456789");
+	for (;;) {
+		size_t w = strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789");
+
+		if (!w)
+			return 0;
+		p += w;
+		if (*p != '-')
+			break;
+		p++;
+	}
 	if (*p == '.' && p[1] >= '0' && p[1] <= '9')
 		p += 1 + strspn(p + 1, "0123456789");
 	return *p == '\0';
