@@ -677,7 +677,8 @@ static void json_critical_path(const struct ht_critpath *cp)
 
 int ht_cmd_report(int argc, char **argv)
 {
-	const char *dir = NULL;
+	const char *dir = NULL, *diff_base = NULL, *diff_new = NULL;
+	double threshold = -1;
 	enum fmt fmt = TEXT;
 	struct ht_trace *t;
 	struct ht_report r;
@@ -686,8 +687,24 @@ int ht_cmd_report(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			puts("usage: hetrace report DIR [--format text|csv|json]");
+			puts("usage: hetrace report DIR [--format text|csv|json]\n"
+			     "       hetrace report --diff BASE NEW [--threshold PCT] "
+			     "[--format text|csv|json]");
 			return 0;
+		} else if (!strcmp(argv[i], "--diff")) {
+			if (i + 2 >= argc)
+				return ht_usage_error("report", "--diff needs two traces, BASE and NEW");
+			diff_base = argv[++i];
+			diff_new = argv[++i];
+		} else if (!strcmp(argv[i], "--threshold") || !strncmp(argv[i], "--threshold=", 12)) {
+			const char *v = argv[i][11] == '=' ? argv[i] + 12 : (i + 1 < argc ? argv[++i] : "");
+			char *end;
+
+			threshold = strtod(v, &end);
+			if (!*v || *end || !(threshold >= 0 && threshold <= 1e9))
+				return ht_usage_error("report", "--threshold takes a percentage >= 0, "
+								"not '%s'",
+						      v);
 		} else if (!strcmp(argv[i], "--format") || !strncmp(argv[i], "--format=", 9)) {
 			const char *v = argv[i][8] == '=' ? argv[i] + 9 : (i + 1 < argc ? argv[++i] : "");
 
@@ -709,6 +726,16 @@ int ht_cmd_report(int argc, char **argv)
 			dir = argv[i];
 		}
 	}
+	if (diff_base && dir)
+		return ht_usage_error("report", "--diff compares BASE and NEW: give no other trace");
+	if (threshold >= 0 && !diff_base)
+		return ht_usage_error("report", "--threshold goes with --diff BASE NEW");
+	if (diff_base)
+		return ht_report_diff(diff_base, diff_new,
+				      fmt == TEXT  ? HT_FORMAT_TEXT
+				      : fmt == CSV ? HT_FORMAT_CSV
+						   : HT_FORMAT_JSON,
+				      threshold);
 	if (!dir)
 		return ht_usage_error("report", "no trace directory given");
 	rc = ht_trace_open(&t, dir, &err);
