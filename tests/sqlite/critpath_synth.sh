@@ -42,16 +42,16 @@ eq("queues: steps", steps(q), [
     ("api", "clFinish", 6000, 6100, 101, None),
     ("cpu", NF, 6100, 6200, 101, None),
     ("api", "clEnqueueNDRangeKernel", 6200, 6300, 101, None),
-    ("launch", "kern_d", 6300, 6400, None, "0xb2"),
-    ("kernel", "kern_d", 6400, 12000, None, "0xb2"),
+    ("launch", "kern_d(float*)", 6300, 6400, None, "0xb2"),
+    ("kernel", "kern_d(float*)", 6400, 12000, None, "0xb2"),
     ("api", "clFinish", 12000, 12100, 101, None),
     ("cpu", "post", 12100, 12300, 101, None)])
 eq("queues: items", items(q), {
-    ("kernel", "kern_d"): 5600, ("kernel", "kern_b"): 2200, ("kernel", "kern_c"): 1500,
+    ("kernel", "kern_d(float*)"): 5600, ("kernel", "kern_b"): 2200, ("kernel", "kern_c"): 1500,
     ("cpu", NF): 700, ("api", "clEnqueueNDRangeKernel"): 500, ("queue", "kern_c"): 500,
     ("launch", "kern_b"): 300, ("api", "clFinish"): 200, ("cpu", "post"): 200,
-    ("launch", "kern_d"): 100})
-eq("queues: order", [i["name"] for i in q["items"]][:3], ["kern_d", "kern_b", "kern_c"])
+    ("launch", "kern_d(float*)"): 100})
+eq("queues: order", [i["name"] for i in q["items"]][:3], ["kern_d(float*)", "kern_b", "kern_c"])
 a = [i for i in q["items"] if i["kind"] == "kernel" and i["name"] == "kern_a"]
 eq("queues: kern_a off the path", [(i["on_path_ns"], i["total_ns"], i["count"]) for i in a],
    [(0, 8000, 1)])
@@ -71,11 +71,11 @@ PY
 "$HT" report q >q.txt || fail "text report"
 grep -q "^Critical path: 11.800 us in pid 100, 15 steps" q.txt ||
 	fail "text header: $(grep -A2 '^Critical' q.txt)"
-grep -qE "^  kernel +5.600 us +47.46% +5.600 us \(1\)  kern_d$" q.txt ||
+grep -qE "^  kernel +5.600 us +47.46% +5.600 us \(1\)  kern_d\(float\*\)$" q.txt ||
 	fail "text item: $(grep kern_d q.txt)"
 grep -q "off the path: kernel kern_a (8.000 us in 1 runs)" q.txt || fail "text: kern_a off the path"
 "$HT" report q --format csv >q.csv || fail "csv report"
-grep -q '^critical_path,kernel,kern_d,5600,0.4746,1,5600,1$' q.csv || fail "csv item: $(grep kern_d q.csv)"
+grep -q '^critical_path,kernel,kern_d(float\*),5600,0.4746,1,5600,1$' q.csv || fail "csv item: $(grep kern_d q.csv)"
 grep -q '^critical_step,queue,kern_c,1000004000,1000004500,100,0,0,0xb2$' q.csv ||
 	fail "csv step: $(grep critical_step q.csv | head -8)"
 echo "ok"

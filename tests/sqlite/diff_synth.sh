@@ -21,7 +21,7 @@ eq("first rows, by the size of the change", rows[:2],
    [("kernel", "kern_b", 1, 1, 2200, 2600, 400), ("region", "extra", 0, 1, 0, 100, 100)])
 eq("unchanged rows", sorted(r[:2] for r in rows[2:] if r[6] == 0), [
     ("api", "clEnqueueNDRangeKernel"), ("api", "clEnqueueReadBuffer"), ("api", "clFinish"),
-    ("kernel", "kern_a"), ("kernel", "kern_c"), ("kernel", "kern_d"),
+    ("kernel", "kern_a"), ("kernel", "kern_c"), ("kernel", "kern_d(float*)"),
     ("region", "post"), ("region", "prep"), ("transfer", "copy_d2h")])
 eq("rows", len(rows), 11)
 b = d["rows"][0]

@@ -10,7 +10,7 @@
  *   1600-1800        enqueue kern_c (corr 3)   Q2 4500-6000
  *   2000-3000        region prep;  2500 instant mark {n=7, what="x"};  2600 counter depth=3
  *   3000-6100        clFinish(Q2)
- *   6200-6300        enqueue kern_d (corr 4)   Q2 6400-12000
+ *   6200-6300        enqueue kern_d (corr 4)   Q2 6400-12000 (recorded as _Z6kern_dPf)
  *   6400-6500        clEnqueueReadBuffer, non-blocking (corr 5): copy_d2h 4096 B, Q1 10100-10400
  *   7000-10500       clFinish(Q1)
  *   10600-12100      clFinish(Q2)
@@ -89,9 +89,9 @@ static void command(uint64_t collected, uint64_t queue, uint64_t corr, enum ht_c
 
 static void process_stream(int dirfd)
 {
-	static const char *const s[] = {NULL,	"clFinish", "kern_a", "kern_b", "kern_c", "kern_d",
-					"prep", "mark",	    "depth",  "n",	"what",	  "x",
-					"post", "extra",    "g1",     "g2",	"g3"};
+	static const char *const s[] = {
+	    NULL, "clFinish", "kern_a", "kern_b", "kern_c", "_Z6kern_dPf", "prep", "mark", "depth",
+	    "n",  "what",     "x",	"post",	  "extra",  "g1",	   "g2",   "g3"};
 
 	ht_synth_begin(HT_SC_THREAD, 100, 400);
 	for (uint32_t i = 1; i < sizeof s / sizeof s[0]; i++)
