@@ -1,11 +1,11 @@
 /*
- * The critical path (see critpath.h). One timeline pass gathers the graph's
- * nodes: per thread, its outermost API calls as a chain, each with the CPU
- * time before it already split by innermost region into a few pieces (so a
- * thread of 33 M regions and no calls costs one gap, not 33 M nodes); and
- * every timed device command. Memory: ~64 bytes per outermost call and per
- * command, plus the pieces (distinct regions per gap). The backward walk
- * then visits each node at most once.
+ * The critical path (see critpath.h). The records the report's passes hand
+ * over make the graph's nodes: per thread, its outermost API calls as a
+ * chain, each with the CPU time before it already split by innermost region
+ * into a few pieces (so a thread of 33 M regions and no calls costs one gap,
+ * not 33 M nodes); and every timed device command. Memory: ~64 bytes per
+ * outermost call and per command, plus the pieces (distinct regions per
+ * gap). The backward walk then visits each node at most once.
  */
 #include <errno.h>
 #include <math.h>
@@ -86,7 +86,6 @@ struct thread {
 	struct piece *cur;
 	size_t ncur, capcur;
 	uint32_t gap, ngap; /* pieces after the last call, up to the thread's end */
-	uint8_t seen;
 };
 
 struct proc {
@@ -465,22 +464,20 @@ static int take_command(struct ht_cp_build *b, const struct ht_timeline *tl,
 
 /* ---- linking ---- */
 
-static struct ht_cp_build *sort_ctx; /* qsort has no context argument */
-
-static int by_start(const void *a, const void *b)
+static int by_start(const void *a, const void *b, void *ctx)
 {
-	const struct cmd *x = &sort_ctx->cmds[*(const uint32_t *)a];
-	const struct cmd *y = &sort_ctx->cmds[*(const uint32_t *)b];
+	const struct cmd *x = &((const struct cmd *)ctx)[*(const uint32_t *)a];
+	const struct cmd *y = &((const struct cmd *)ctx)[*(const uint32_t *)b];
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	return x->end < y->end ? -1 : x->end > y->end;
 }
 
-static int by_end(const void *a, const void *b)
+static int by_end(const void *a, const void *b, void *ctx)
 {
-	const struct cmd *x = &sort_ctx->cmds[*(const uint32_t *)a];
-	const struct cmd *y = &sort_ctx->cmds[*(const uint32_t *)b];
+	const struct cmd *x = &((const struct cmd *)ctx)[*(const uint32_t *)a];
+	const struct cmd *y = &((const struct cmd *)ctx)[*(const uint32_t *)b];
 
 	if (x->end != y->end)
 		return x->end < y->end ? -1 : 1;
@@ -490,11 +487,10 @@ static int by_end(const void *a, const void *b)
 /* Queue order, launch calls by corr, and each corr's latest-ending command. */
 static int link(struct ht_cp_build *b)
 {
-	sort_ctx = b;
 	for (size_t i = 0; i < b->nqueues; i++) {
 		struct queue *q = &b->queues[i];
 
-		qsort(q->by_start, q->n, sizeof *q->by_start, by_start);
+		qsort_r(q->by_start, q->n, sizeof *q->by_start, by_start, b->cmds);
 		b->cmds[q->by_start[0]].prev = NONE;
 		for (size_t k = 1; k < q->n; k++)
 			b->cmds[q->by_start[k]].prev = q->by_start[k - 1];
@@ -502,7 +498,7 @@ static int link(struct ht_cp_build *b)
 		if (!q->by_end)
 			return -ENOMEM;
 		memcpy(q->by_end, q->by_start, q->n * sizeof *q->by_end);
-		qsort(q->by_end, q->n, sizeof *q->by_end, by_end);
+		qsort_r(q->by_end, q->n, sizeof *q->by_end, by_end, b->cmds);
 	}
 	for (size_t i = 0; i < b->ncmds; i++) {
 		struct cmd *d = &b->cmds[i];
@@ -725,7 +721,6 @@ static int walk(struct ht_cp_build *b, enum node n, uint32_t at)
 	while (n != N_STOP && !w.rc) {
 		switch (n) {
 		case N_THREAD_END:
-			b->threads[at].seen = 1;
 			n = walk_thread_end(&w, &b->threads[at], &at);
 			break;
 		case N_CALL_END:
