@@ -36,6 +36,17 @@ struct span {
 	uint32_t first, n;
 };
 
+/*
+ * A nesting level of a thread, when the timeline gives slice ends only: the
+ * time its ended frames' children covered, and the regions' own CPU time
+ * waiting to learn whether a call encloses them (then it is the call's).
+ */
+struct level {
+	uint64_t covered;
+	struct piece *pend;
+	size_t npend, cappend;
+};
+
 struct call {
 	uint64_t begin, end;
 	uint64_t corr;	    /* of the call it waits by (WAIT_CORR) */
@@ -86,6 +97,11 @@ struct thread {
 	struct piece *cur;
 	size_t ncur, capcur;
 	uint32_t gap, ngap; /* pieces after the last call, up to the thread's end */
+	/* ends only: per nesting level, what its frames' children covered */
+	struct level *lv;
+	size_t caplv;
+	struct piece *items; /* its CPU time outside calls, per innermost region */
+	size_t nitems, capitems;
 };
 
 struct proc {
@@ -114,7 +130,10 @@ struct ht_cp_build {
 	size_t npieces, cappieces;
 	struct span *segp; /* per path step: its pieces (CPU steps) */
 	size_t capsegp;
-	uint32_t no_frame;
+	uint32_t no_frame, outside; /* names: no frame; CPU outside calls (ends only) */
+	int ends_only;		    /* the timeline gives no slice begins (see eo_end) */
+	size_t absorbed;	    /* calls found nested in a later-ending one (ends only) */
+	uint32_t path_thread;	    /* the thread whose end the path ends at, or NONE */
 };
 
 /* ---- names and rows ---- */
@@ -188,12 +207,26 @@ static int add_total(struct ht_critpath *cp, enum ht_cp_kind kind, const char *n
 
 /* ---- the pass: threads ---- */
 
+/* Adds ns of name to the pieces v[0..*n) (one piece per name). Return: 0 or -ENOMEM. */
+static int add_piece(struct piece **v, size_t *n, size_t *cap, uint32_t name, uint64_t ns)
+{
+	for (size_t i = *n; i-- > 0;)
+		if ((*v)[i].name == name) {
+			(*v)[i].ns += ns;
+			return 0;
+		}
+	if (ht_grow((void **)v, cap, sizeof **v, *n + 1))
+		return -ENOMEM;
+	(*v)[*n].name = name;
+	(*v)[(*n)++].ns = ns;
+	return 0;
+}
+
 /* Adds [th->mark, t) of CPU time to the current gap, under the innermost region. */
 static int cpu_until(struct ht_cp_build *b, struct thread *th, uint64_t t)
 {
 	uint32_t name = b->no_frame;
 	uint64_t ns = t > th->mark ? t - th->mark : 0;
-	size_t i;
 
 	th->mark = t > th->mark ? t : th->mark;
 	if (!ns || th->api_depth)
@@ -203,16 +236,7 @@ static int cpu_until(struct ht_cp_build *b, struct thread *th, uint64_t t)
 			name = th->stack[k].id;
 			break;
 		}
-	for (i = th->ncur; i-- > 0;)
-		if (th->cur[i].name == name) {
-			th->cur[i].ns += ns;
-			return 0;
-		}
-	if (ht_grow((void **)&th->cur, &th->capcur, sizeof *th->cur, th->ncur + 1))
-		return -ENOMEM;
-	th->cur[th->ncur].name = name;
-	th->cur[th->ncur++].ns = ns;
-	return 0;
+	return add_piece(&th->cur, &th->ncur, &th->capcur, name, ns);
 }
 
 /* Moves the current gap's pieces to the pool. Return: 0 with *first, *n set, or -ENOMEM. */
@@ -282,11 +306,30 @@ static void call_done(struct thread *th, struct call *c, uint64_t t)
 	th->mark = t;
 }
 
+/* A new outermost call of thread th (stream si) that began at t, after th's last one. */
+static struct call *new_call(struct ht_cp_build *b, struct thread *th, unsigned int si,
+			     const struct ht_tl_record *x, uint64_t t)
+{
+	uint32_t name = cached_name(b->cp, &b->procs[x->proc].by_fn, &b->procs[x->proc].capfn,
+				    x->fn_id, x->name);
+	struct call *c;
+
+	if (name == NONE ||
+	    ht_grow((void **)&b->calls, &b->capcalls, sizeof *b->calls, b->ncalls + 1))
+		return NULL;
+	c = &b->calls[b->ncalls++];
+	memset(c, 0, sizeof *c);
+	c->begin = c->end = t;
+	c->prev = th->tail;
+	c->thread = si;
+	c->name = name;
+	return c;
+}
+
 static int api_begin(struct ht_cp_build *b, struct thread *th, unsigned int si,
 		     const struct ht_tl_record *x)
 {
 	struct call *c;
-	uint32_t name;
 
 	if (th->api_depth) { /* nested: part of the outermost call */
 		if (push(th, x->fn_id, 1))
@@ -294,39 +337,21 @@ static int api_begin(struct ht_cp_build *b, struct thread *th, unsigned int si,
 		th->api_depth++;
 		return 0;
 	}
-	if (cpu_until(b, th, x->ts))
+	if (cpu_until(b, th, x->ts) || !(c = new_call(b, th, si, x, x->ts)) ||
+	    close_gap(b, th, &c->gap, &c->ngap) || push(th, x->fn_id, 1))
 		return -ENOMEM;
-	name = cached_name(b->cp, &b->procs[x->proc].by_fn, &b->procs[x->proc].capfn, x->fn_id,
-			   x->name);
-	if (name == NONE ||
-	    ht_grow((void **)&b->calls, &b->capcalls, sizeof *b->calls, b->ncalls + 1))
-		return -ENOMEM;
-	c = &b->calls[b->ncalls];
-	memset(c, 0, sizeof *c);
-	c->begin = c->end = x->ts;
-	c->prev = th->tail;
-	c->thread = si;
-	c->name = name;
-	if (close_gap(b, th, &c->gap, &c->ngap) || push(th, x->fn_id, 1))
-		return -ENOMEM;
-	th->open = (uint32_t)b->ncalls++;
+	th->open = (uint32_t)(c - b->calls);
 	th->api_depth++;
 	return 0;
 }
 
-static int api_end(struct ht_cp_build *b, struct thread *th, const struct ht_tl_record *x)
+/* What the end x of call ci (or of a call nested in it) says: its corr, how it waits. */
+static int link_call(struct proc *p, struct call *c, uint32_t ci, const struct ht_tl_record *x)
 {
-	struct proc *p = &b->procs[th->proc];
-	struct call *c;
 	uint64_t queue = 0;
 	uint8_t w, has_queue = 0;
 
-	if (!x->paired || th->open == NONE || !pop(th, x->fn_id, 1))
-		return 0; /* its begin was lost, or it began before its thread's first record */
-	if (add_total(b->cp, HT_CP_API, x->name, x->ts - x->begin))
-		return -ENOMEM;
-	c = &b->calls[th->open];
-	if (x->corr && !ht_map_u64(&p->call_by_corr, x->corr, th->open, NULL))
+	if (x->corr && !ht_map_u64(&p->call_by_corr, x->corr, ci, NULL))
 		return -ENOMEM;
 	w = wait_kind(x, &queue, &has_queue);
 	if (w > c->wait) {
@@ -335,6 +360,21 @@ static int api_end(struct ht_cp_build *b, struct thread *th, const struct ht_tl_
 		c->queue = queue;
 		c->has_queue = has_queue;
 	}
+	return 0;
+}
+
+static int api_end(struct ht_cp_build *b, struct thread *th, const struct ht_tl_record *x)
+{
+	struct proc *p = &b->procs[th->proc];
+	struct call *c;
+
+	if (!x->paired || th->open == NONE || !pop(th, x->fn_id, 1))
+		return 0; /* its begin was lost, or it began before its thread's first record */
+	if (add_total(b->cp, HT_CP_API, x->name, x->ts - x->begin))
+		return -ENOMEM;
+	c = &b->calls[th->open];
+	if (link_call(p, c, (uint32_t)th->open, x))
+		return -ENOMEM;
 	if (!th->api_depth)
 		call_done(th, c, x->ts);
 	return 0;
@@ -369,6 +409,112 @@ static int thread_end(struct ht_cp_build *b, struct thread *th, uint64_t t)
 	return close_gap(b, th, &th->gap, &th->ngap);
 }
 
+/* ---- the pass, when the timeline gives slice ends only ---- */
+
+/* Moves level `from`'s covered time and pending pieces into level `to`. */
+static int fold_level(struct thread *th, size_t from, size_t to)
+{
+	struct level *f = &th->lv[from], *t = &th->lv[to];
+
+	t->covered += f->covered;
+	for (size_t i = 0; i < f->npend; i++)
+		if (add_piece(&t->pend, &t->npend, &t->cappend, f->pend[i].name, f->pend[i].ns))
+			return -ENOMEM;
+	f->covered = 0;
+	f->npend = 0;
+	return 0;
+}
+
+/*
+ * A slice end when no begins are given (the report skips them without a
+ * device, and then the path is the last thread's whole life): its frame
+ * [begin, end) sits at nesting level depth, and its children, one level
+ * down, ended before it. A region's own CPU time is its length minus its
+ * children's, and theirs stay pending with it (a call further out would
+ * make them its own); a call drops them. Levels deeper than the children
+ * belong to frames whose end was lost: they are folded in first. A call
+ * joins the thread's chain and takes in the calls that ended inside it.
+ */
+static int eo_end(struct ht_cp_build *b, struct thread *th, unsigned int si,
+		  const struct ht_tl_record *x)
+{
+	size_t d = x->depth, n = th->caplv;
+	uint64_t len = x->ts - x->begin;
+	struct level *self, *child;
+
+	if (!x->paired)
+		return 0;
+	if (d + 2 > th->caplv && ht_grow((void **)&th->lv, &th->caplv, sizeof *th->lv, d + 2))
+		return -ENOMEM;
+	for (size_t k = n; k-- > d + 2;)
+		if ((th->lv[k].covered || th->lv[k].npend) && fold_level(th, k, k - 1))
+			return -ENOMEM;
+	self = &th->lv[d];
+	child = &th->lv[d + 1];
+	if (x->api) {
+		struct proc *p = &b->procs[th->proc];
+		uint32_t prev = th->tail;
+		struct call *c;
+
+		while (prev != NONE && b->calls[prev].begin >= x->begin) { /* nested in this one */
+			prev = b->calls[prev].prev;
+			b->absorbed++;
+		}
+		th->tail = prev;
+		if (add_total(b->cp, HT_CP_API, x->name, len) ||
+		    !(c = new_call(b, th, si, x, x->begin)))
+			return -ENOMEM;
+		c->end = x->ts;
+		th->tail = (uint32_t)(c - b->calls);
+		if (link_call(p, c, th->tail, x))
+			return -ENOMEM;
+	} else {
+		struct proc *p = &b->procs[x->proc];
+		uint32_t name =
+		    cached_name(b->cp, &p->by_string, &p->capstring, x->name_id, x->name);
+
+		uint64_t own = len > child->covered ? len - child->covered : 0;
+
+		if (name == NONE)
+			return -ENOMEM;
+		for (size_t i = 0; i < child->npend; i++) /* still pending, one level up */
+			if (add_piece(&self->pend, &self->npend, &self->cappend,
+				      child->pend[i].name, child->pend[i].ns))
+				return -ENOMEM;
+		if (add_piece(&self->pend, &self->npend, &self->cappend, name, own))
+			return -ENOMEM;
+	}
+	child->covered = 0;
+	child->npend = 0;
+	self->covered += len;
+	if (d)
+		return 0;
+	for (size_t i = 0; i < self->npend; i++) /* nothing around it: final */
+		if (add_piece(&th->items, &th->nitems, &th->capitems, self->pend[i].name,
+			      self->pend[i].ns))
+			return -ENOMEM;
+	self->npend = 0;
+	return 0;
+}
+
+/* The thread's end (ends only): what no frame covered is CPU time outside any. */
+static int eo_thread_end(struct ht_cp_build *b, struct thread *th, uint64_t t)
+{
+	uint64_t covered;
+
+	for (size_t k = th->caplv; k-- > 1;) /* frames still open at the end */
+		if (fold_level(th, k, k - 1))
+			return -ENOMEM;
+	covered = th->caplv ? th->lv[0].covered : 0;
+	for (size_t i = 0; th->caplv && i < th->lv[0].npend; i++)
+		if (add_piece(&th->items, &th->nitems, &th->capitems, th->lv[0].pend[i].name,
+			      th->lv[0].pend[i].ns))
+			return -ENOMEM;
+	th->last = t;
+	return add_piece(&th->items, &th->nitems, &th->capitems, b->no_frame,
+			 t - th->first > covered ? t - th->first - covered : 0);
+}
+
 static int take_thread(struct ht_cp_build *b, const struct ht_tl_record *x)
 {
 	struct thread *th;
@@ -395,9 +541,11 @@ static int take_thread(struct ht_cp_build *b, const struct ht_tl_record *x)
 	case HT_TL_SLICE_BEGIN:
 		return x->api ? api_begin(b, th, x->stream, x) : region(b, th, x);
 	case HT_TL_SLICE_END:
+		if (b->ends_only)
+			return eo_end(b, th, x->stream, x);
 		return x->api ? api_end(b, th, x) : region(b, th, x);
 	case HT_TL_STREAM_END:
-		return thread_end(b, th, x->ts);
+		return b->ends_only ? eo_thread_end(b, th, x->ts) : thread_end(b, th, x->ts);
 	default:
 		return 0;
 	}
@@ -625,14 +773,13 @@ static struct ht_cp_segment *step(struct walk *w, uint64_t from, enum ht_cp_kind
 static void cpu_step(struct walk *w, uint64_t from, const struct thread *th, uint32_t first,
 		     uint32_t n)
 {
-	const struct piece *pc = w->b->pieces + first;
-	uint32_t name = w->b->no_frame;
+	uint32_t name = w->b->ends_only ? w->b->outside : w->b->no_frame;
 	uint64_t most = 0;
 
 	for (uint32_t i = 0; i < n; i++)
-		if (pc[i].ns > most) {
-			most = pc[i].ns;
-			name = pc[i].name;
+		if (w->b->pieces[first + i].ns > most) {
+			most = w->b->pieces[first + i].ns;
+			name = w->b->pieces[first + i].name;
 		}
 	if (step(w, from, HT_CP_CPU, name, th, NULL))
 		w->b->segp[w->b->cp->nseg - 1] = (struct span){first, n};
@@ -782,6 +929,8 @@ static int attribute(struct ht_cp_build *b)
 		const struct piece *pc = b->pieces + b->segp[i].first;
 		uint32_t n = b->segp[i].n;
 
+		if (b->ends_only)
+			continue; /* the path thread's own table, below */
 		for (uint32_t k = 0; k < n; k++)
 			sum += pc[k].ns;
 		for (uint32_t k = 0; k < n && sum; k++) {
@@ -800,6 +949,19 @@ static int attribute(struct ht_cp_build *b)
 			r->ns += len;
 			r->segments++;
 		}
+	}
+	if (!b->ends_only || b->path_thread == NONE)
+		return 0;
+	for (size_t i = 0; i < b->threads[b->path_thread].nitems; i++) {
+		const struct piece *pc = &b->threads[b->path_thread].items[i];
+		struct ht_cp_row *r;
+
+		if (!pc->ns)
+			continue;
+		if (!(r = row(cp, HT_CP_CPU, pc->name)))
+			return -ENOMEM;
+		r->ns += pc->ns;
+		r->segments++;
 	}
 	return 0;
 }
@@ -841,6 +1003,7 @@ static int finish(struct ht_cp_build *b)
 		return 0;
 	b->cp->pid = n == N_THREAD_END ? b->procs[b->threads[at].proc].pid
 				       : b->procs[b->queues[b->cmds[at].queue].proc].pid;
+	b->path_thread = n == N_THREAD_END ? at : NONE;
 	rc = walk(b, n, at);
 	if (rc)
 		return rc;
@@ -867,6 +1030,10 @@ static void build_release(struct ht_cp_build *b)
 	for (size_t i = 0; i < b->capthreads; i++) {
 		free(b->threads[i].stack);
 		free(b->threads[i].cur);
+		for (size_t k = 0; k < b->threads[i].caplv; k++)
+			free(b->threads[i].lv[k].pend);
+		free(b->threads[i].lv);
+		free(b->threads[i].items);
 	}
 	for (size_t i = 0; i < b->capprocs; i++) {
 		ht_map_release(&b->procs[i].call_by_corr);
@@ -903,9 +1070,12 @@ int ht_critpath_take(struct ht_critpath *cp, const struct ht_timeline *tl,
 			return -ENOMEM;
 		b->cp = cp;
 		b->no_frame = name_id(cp, HT_CP_NO_FRAME);
-		if (b->no_frame == NONE)
+		b->outside = name_id(cp, HT_CP_OUTSIDE_CALLS);
+		if (b->no_frame == NONE || b->outside == NONE)
 			return -ENOMEM;
 	}
+	if (x->kind != HT_TL_DEVICE)
+		b->ends_only = (tl->opts.skip & 1u << HT_TL_SLICE_BEGIN) != 0;
 	if (x->proc >= b->capprocs &&
 	    ht_grow((void **)&b->procs, &b->capprocs, sizeof *b->procs, (size_t)x->proc + 1))
 		return -ENOMEM;
@@ -920,7 +1090,7 @@ int ht_critpath_finish(struct ht_critpath *cp)
 
 	if (!b)
 		return 0; /* nothing was taken: no path */
-	cp->calls = b->ncalls;
+	cp->calls = b->ncalls - b->absorbed;
 	cp->commands = b->ncmds;
 	rc = link(b);
 	if (!rc)

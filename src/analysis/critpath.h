@@ -48,6 +48,8 @@ enum ht_cp_kind {
 extern const char *const ht_cp_kind_names[HT_CP_KIND_COUNT]; /* "cpu", "api", ... */
 
 #define HT_CP_NO_FRAME "(no API call or region)"
+/* CPU steps when the report read slice ends only (no device): itemised per region in the table */
+#define HT_CP_OUTSIDE_CALLS "(CPU outside API calls)"
 
 /* One step of the path, on a thread (tid != 0) or on a device queue (tid == 0). */
 struct ht_cp_segment {

@@ -931,7 +931,7 @@ static int fill_loss(struct sq *s, const struct ht_tl_record *x)
 	put_int(&c[3], (int64_t)x->ts);
 	put_str(s, T_LOSSES, &c[4],
 		x->cmd_kind < HT_LOST_KIND_COUNT ? ht_lost_kind_names[x->cmd_kind] : "discarded");
-	put_int(&c[5], (int64_t)x->value);
+	put_int(&c[5], (int64_t)x->count);
 	return 0;
 }
 

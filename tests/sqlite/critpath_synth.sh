@@ -68,6 +68,25 @@ eq("graph: steps", [s[:4] for s in steps(g)], [
     ("api", "cudaDeviceSynchronize", 5000, 5100)])
 eq("graph: one node per graph kernel", g["commands"], 3)
 PY
+# a program without a device (the report reads slice ends only): the path is its thread's
+# whole life, every call on it; CPU time split by region as in the begin-and-end case
+"$HT" record -q -o api -- "$PROG" api 50 >api.out 2>&1 || fail "record api: $(cat api.out)"
+"$HT" report api --format json >api.json || fail "report api"
+python3 - api.json <<'PY' || fail "critical path without a device"
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["critical_path"]
+items = {(i["kind"], i["name"]): i for i in c["items"]}
+read = items[("api", "fakeRead")]
+assert (read["on_path_ns"], read["count"], read["steps"]) == (read["total_ns"], 50, 50), read
+assert items[("api", "fakeInit")]["steps"] == 1, items
+assert c["calls"] == 51 and c["commands"] == 0, c
+assert sum(i["on_path_ns"] for i in c["items"]) == c["length_ns"] == c["end_ns"] - c["start_ns"], c
+assert [s["kind"] for s in c["steps"]].count("api") == 51, c["steps"][:4]
+assert all(s["name"] == "(CPU outside API calls)" for s in c["steps"] if s["kind"] == "cpu"), c["steps"][:4]
+api = {a["name"]: a for a in r["api"]}
+assert api["fakeRead"]["total_ns"] == read["total_ns"], (api, read)
+PY
 "$HT" report q >q.txt || fail "text report"
 grep -q "^Critical path: 11.800 us in pid 100, 15 steps" q.txt ||
 	fail "text header: $(grep -A2 '^Critical' q.txt)"

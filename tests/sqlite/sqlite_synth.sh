@@ -62,8 +62,9 @@ eq("regions", q(f"SELECT {S % 'name_id'}, start - {B}, end - {B}, depth, thread_
 eq("instants", q(f"SELECT {S % 'name_id'}, ts - {B}, args, json_extract(args, '$.n') FROM instants"),
    [("mark", 2500, '{"n":7,"what":"x"}', 7)])
 eq("counters", q(f"SELECT {S % 'name_id'}, ts - {B}, value FROM counters"), [("depth", 2600, 3.0)])
-eq("no OS states, no losses", q("SELECT (SELECT count(*) FROM os_states), (SELECT count(*) FROM losses)"),
-   [(0, 0)])
+eq("no OS states", q("SELECT count(*) FROM os_states"), [(0,)])
+eq("losses", q(f"SELECT id, process_id, thread_id, ts - {B}, kind, count FROM losses"),
+   [(1, 1, None, 2700, "device_record", 3)])
 eq("kernel launched by", q("""SELECT (SELECT value FROM strings WHERE id = k.demangled_id), a.start
                               FROM kernels k JOIN api_calls a ON a.correlation_id = k.correlation_id
                               WHERE k.correlation_id = 4"""), [("kern_d(float*)", B + 6200)])

@@ -8,7 +8,8 @@
  *   1000-1200        enqueue kern_a (corr 1)   Q1 2000-10000
  *   1300-1500        enqueue kern_b (corr 2)   Q2 1800-4000 (queued 1400, submit 1600)
  *   1600-1800        enqueue kern_c (corr 3)   Q2 4500-6000
- *   2000-3000        region prep;  2500 instant mark {n=7, what="x"};  2600 counter depth=3
+ *   2000-3000        region prep;  2500 instant mark {n=7, what="x"};  2600 counter depth=3;
+ *                    2700 three device records lost
  *   3000-6100        clFinish(Q2)
  *   6200-6300        enqueue kern_d (corr 4)   Q2 6400-12000 (recorded as _Z6kern_dPf)
  *   6400-6500        clEnqueueReadBuffer, non-blocking (corr 5): copy_d2h 4096 B, Q1 10100-10400
@@ -126,6 +127,7 @@ static void queues(int dirfd, int slow)
 		.args_n = 2,
 		.args = (struct ht_iarg[]){{S_N, HT_ARG_INT, 7}, {S_WHAT, HT_ARG_STRING, S_X}}}));
 	HT_SYNTH(counter, 2600, (&(struct ht_ev_counter){.name = S_DEPTH, .value = 3}));
+	HT_SYNTH(lost, 2700, (&(struct ht_ev_lost){.kind = HT_LOST_DEVICE_RECORD, .count = 3}));
 	ht_synth_region(0, 3000, S_PREP);
 	api(3000, 6100, FN_FINISH, 0xb2);
 	api(6200, 6300, FN_LAUNCH, 4);

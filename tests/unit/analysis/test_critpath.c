@@ -312,6 +312,64 @@ static void test_clock_error(void)
 	ht_critpath_release(&cp);
 }
 
+/* A slice end alone, at nesting depth d: a call of function f, or a region (f < 0). */
+static void end_only(uint64_t b, uint64_t e, uint32_t d, int f, const char *region_name)
+{
+	struct ht_tl_record r = rec(HT_TL_SLICE_END, 0, 1, 0, e);
+
+	r.paired = 1;
+	r.begin = b;
+	r.depth = d;
+	if (f >= 0) {
+		r.api = 1;
+		r.fn = &fns[f];
+		r.fn_id = (uint16_t)f;
+		r.name = fns[f].name;
+	} else {
+		r.name = region_name;
+		r.name_id = (uint32_t)region_name[0];
+	}
+	take(&r);
+}
+
+/*
+ * Without slice begins (the report skips them when no process has a
+ * device): region R [0, 100) holds call C [10, 20), which holds region Q
+ * [12, 14); call D [110, 150) holds call E [120, 130). The path is the
+ * thread's life: C and D as calls (E and Q inside them), R's own CPU time
+ * 90, 60 outside any frame; a region R2 whose end was lost leaves its
+ * child S to the frame around it.
+ */
+static void test_ends_only(void)
+{
+	static const char *const want[] = {"cpu " HT_CP_OUTSIDE_CALLS " 0-10", "api other 10-20",
+					   "cpu " HT_CP_OUTSIDE_CALLS " 20-110",
+					   "api launchRuntime 110-150",
+					   "cpu " HT_CP_OUTSIDE_CALLS " 150-300"};
+
+	tl.opts.skip = 1u << HT_TL_SLICE_BEGIN;
+	thread_start(0, 1, 11, 0);
+	end_only(12, 14, 2, -1, "Q");
+	end_only(10, 20, 1, F_OTHER, NULL);
+	end_only(0, 100, 0, -1, "R");
+	end_only(120, 130, 1, F_DRV, NULL);
+	end_only(110, 150, 0, F_RT, NULL);
+	end_only(210, 220, 2, -1, "S"); /* inside R2 [200, 250), whose end is lost, inside T */
+	end_only(160, 280, 0, -1, "T");
+	thread_end(0, 1, 300);
+	expect(want, sizeof want / sizeof *want, 0, 300);
+	CHECK_EQ(cp.calls, 2); /* E was inside D */
+	CHECK_EQ(on_path(HT_CP_API, "other"), 10);
+	CHECK_EQ(on_path(HT_CP_API, "launchRuntime"), 40);
+	CHECK_EQ(on_path(HT_CP_CPU, "R"), 90);
+	CHECK_EQ(on_path(HT_CP_CPU, "Q"), UINT64_MAX); /* inside a call: the call's */
+	CHECK_EQ(on_path(HT_CP_CPU, "S"), 10);
+	CHECK_EQ(on_path(HT_CP_CPU, "T"), 110);
+	CHECK_EQ(on_path(HT_CP_CPU, HT_CP_NO_FRAME), 300 - 100 - 40 - 120);
+	ht_critpath_release(&cp);
+	tl.opts.skip = 0;
+}
+
 static void test_empty(void)
 {
 	CHECK_EQ(ht_critpath_finish(&cp), 0);
@@ -327,6 +385,7 @@ int main(void)
 	test_processes_and_corr_wait();
 	test_region_closes_call();
 	test_clock_error();
+	test_ends_only();
 	test_empty();
 	CHECK_DONE();
 }
