@@ -19,7 +19,6 @@
 
 #define NONE	  UINT32_MAX
 #define WAIT_SCAN 64 /* commands looked at back from a wait's end on one queue */
-#define KIND_BITS 3
 
 const char *const ht_cp_kind_names[HT_CP_KIND_COUNT] = {"cpu",	  "api",      "launch",
 							"kernel", "transfer", "queue"};
@@ -99,9 +98,17 @@ struct thread {
 	uint32_t gap, ngap; /* pieces after the last call, up to the thread's end */
 	/* ends only: per nesting level, what its frames' children covered */
 	struct level *lv;
-	size_t caplv;
+	size_t caplv, used;  /* levels allocated, levels that may hold something */
 	struct piece *items; /* its CPU time outside calls, per innermost region */
 	size_t nitems, capitems;
+	uint32_t last_id; /* the last region at the top without children (its string id) */
+	size_t last_item; /* and its item (fast path of eo_end) */
+};
+
+/* Whether a function waits for the device, from its roles and argument descriptors. */
+struct fn_wait {
+	uint8_t known, sync;
+	int8_t blocking, queue; /* its blocking and queue arguments, -1 none */
 };
 
 struct proc {
@@ -112,6 +119,8 @@ struct proc {
 	/* names by the process's ids (+1; 0 not looked up yet): no string hashing per event */
 	uint32_t *by_string, *by_fn;
 	size_t capstring, capfn;
+	struct fn_wait *wait; /* by function id */
+	size_t capwait;
 };
 
 struct ht_cp_build {
@@ -122,6 +131,7 @@ struct ht_cp_build {
 	size_t ncmds, capcmds;
 	struct queue *queues;
 	size_t nqueues, capqueues;
+	uint32_t last_queue;	/* the queue of the last command */
 	struct thread *threads; /* by timeline stream index */
 	size_t capthreads;
 	struct proc *procs; /* by trace process index */
@@ -130,10 +140,12 @@ struct ht_cp_build {
 	size_t npieces, cappieces;
 	struct span *segp; /* per path step: its pieces (CPU steps) */
 	size_t capsegp;
-	uint32_t no_frame, outside; /* names: no frame; CPU outside calls (ends only) */
-	int ends_only;		    /* the timeline gives no slice begins (see eo_end) */
-	size_t absorbed;	    /* calls found nested in a later-ending one (ends only) */
-	uint32_t path_thread;	    /* the thread whose end the path ends at, or NONE */
+	uint32_t no_frame, outside;		/* names: no frame; CPU outside calls (ends only) */
+	uint32_t kind_names[HT_CMD_KIND_COUNT]; /* names of the command kinds, + 1 (0: unset) */
+	const struct ht_timeline *tl;		/* the timeline of the last record taken */
+	int ends_only;	      /* the timeline gives no slice begins (see eo_end) */
+	size_t absorbed;      /* calls found nested in a later-ending one (ends only) */
+	uint32_t path_thread; /* the thread whose end the path ends at, or NONE */
 };
 
 /* ---- names and rows ---- */
@@ -155,22 +167,22 @@ static uint32_t name_id(struct ht_critpath *cp, const char *s)
 	return (uint32_t)cp->nnames++;
 }
 
+/* The row of (kind, name), made when new. Return: NULL when out of memory. */
 static struct ht_cp_row *row(struct ht_critpath *cp, enum ht_cp_kind kind, uint32_t name)
 {
-	int created;
-	uint64_t *v =
-	    ht_map_u64(&cp->row_ids, (uint64_t)name << KIND_BITS | kind, cp->nrows, &created);
+	uint32_t **idx = &cp->row_of[kind];
 
-	if (!v)
+	if (name >= cp->caprow[kind] &&
+	    ht_grow((void **)idx, &cp->caprow[kind], sizeof **idx, (size_t)name + 1))
 		return NULL;
-	if (created) {
+	if (!(*idx)[name]) {
 		if (ht_grow((void **)&cp->rows, &cp->caprows, sizeof *cp->rows, cp->nrows + 1))
 			return NULL;
 		cp->rows[cp->nrows].name = name;
 		cp->rows[cp->nrows].kind = (uint8_t)kind;
-		cp->nrows++;
+		(*idx)[name] = (uint32_t)++cp->nrows;
 	}
-	return &cp->rows[*v];
+	return &cp->rows[(*idx)[name] - 1];
 }
 
 /*
@@ -193,10 +205,9 @@ static uint32_t cached_name(struct ht_critpath *cp, uint32_t **tab, size_t *cap,
 }
 
 /* Adds an item's own time to its row (all of them, on the path or not). */
-static int add_total(struct ht_critpath *cp, enum ht_cp_kind kind, const char *name, uint64_t ns)
+static int add_total(struct ht_critpath *cp, enum ht_cp_kind kind, uint32_t name, uint64_t ns)
 {
-	uint32_t id = name_id(cp, name);
-	struct ht_cp_row *r = id == NONE ? NULL : row(cp, kind, id);
+	struct ht_cp_row *r = name == NONE ? NULL : row(cp, kind, name);
 
 	if (!r)
 		return -ENOMEM;
@@ -205,21 +216,29 @@ static int add_total(struct ht_critpath *cp, enum ht_cp_kind kind, const char *n
 	return 0;
 }
 
+/* The name of the function of call record x, looked up once per process and function. */
+static uint32_t fn_name(struct ht_cp_build *b, const struct ht_tl_record *x)
+{
+	struct proc *p = &b->procs[x->proc];
+
+	return cached_name(b->cp, &p->by_fn, &p->capfn, x->fn_id, x->name);
+}
+
 /* ---- the pass: threads ---- */
 
-/* Adds ns of name to the pieces v[0..*n) (one piece per name). Return: 0 or -ENOMEM. */
-static int add_piece(struct piece **v, size_t *n, size_t *cap, uint32_t name, uint64_t ns)
+/* Adds ns of name to the pieces v[0..*n) (one piece per name). Return: its index, or -ENOMEM. */
+static long add_piece(struct piece **v, size_t *n, size_t *cap, uint32_t name, uint64_t ns)
 {
 	for (size_t i = *n; i-- > 0;)
 		if ((*v)[i].name == name) {
 			(*v)[i].ns += ns;
-			return 0;
+			return (long)i;
 		}
 	if (ht_grow((void **)v, cap, sizeof **v, *n + 1))
 		return -ENOMEM;
 	(*v)[*n].name = name;
-	(*v)[(*n)++].ns = ns;
-	return 0;
+	(*v)[*n].ns = ns;
+	return (long)(*n)++;
 }
 
 /* Adds [th->mark, t) of CPU time to the current gap, under the innermost region. */
@@ -236,7 +255,7 @@ static int cpu_until(struct ht_cp_build *b, struct thread *th, uint64_t t)
 			name = th->stack[k].id;
 			break;
 		}
-	return add_piece(&th->cur, &th->ncur, &th->capcur, name, ns);
+	return add_piece(&th->cur, &th->ncur, &th->capcur, name, ns) < 0 ? -ENOMEM : 0;
 }
 
 /* Moves the current gap's pieces to the pool. Return: 0 with *first, *n set, or -ENOMEM. */
@@ -278,18 +297,31 @@ static int pop(struct thread *th, uint32_t id, int api)
  * How the call x waits for the device, from its function's roles and
  * arguments; *queue gets its queue argument (*has_queue set) when it has one.
  */
-static uint8_t wait_kind(const struct ht_tl_record *x, uint64_t *queue, uint8_t *has_queue)
+static uint8_t wait_kind(struct proc *p, const struct ht_tl_record *x, uint64_t *queue,
+			 uint8_t *has_queue)
 {
 	const struct ht_fn_info *fn = x->fn;
-	int blocking, q;
+	struct fn_wait *fw;
+	int q;
 
 	if (!fn)
 		return WAIT_NONE;
-	blocking = ht_fn_info_arg(fn, HT_AR_BLOCKING);
-	if (!(fn->roles & HT_ROLE_SYNC) && !(fn->roles & HT_ROLE_BLOCKING && blocking >= 0 &&
-					     blocking < (int)x->nargs && x->args[blocking].v.u))
+	if (x->fn_id >= p->capwait &&
+	    ht_grow((void **)&p->wait, &p->capwait, sizeof *p->wait, (size_t)x->fn_id + 1))
+		return WAIT_NONE; /* out of memory: as if it did not wait */
+	fw = &p->wait[x->fn_id];
+	if (!fw->known) { /* its roles and arguments, once per function */
+		fw->known = 1;
+		fw->sync = (fn->roles & HT_ROLE_SYNC) != 0;
+		fw->blocking =
+		    (int8_t)(fn->roles & HT_ROLE_BLOCKING ? ht_fn_info_arg(fn, HT_AR_BLOCKING)
+							  : -1);
+		fw->queue = (int8_t)ht_fn_info_arg(fn, HT_AR_QUEUE);
+	}
+	if (!fw->sync &&
+	    !(fw->blocking >= 0 && fw->blocking < (int)x->nargs && x->args[fw->blocking].v.u))
 		return WAIT_NONE;
-	q = ht_fn_info_arg(fn, HT_AR_QUEUE);
+	q = fw->queue;
 	if (q >= 0 && q < (int)x->nargs) {
 		*queue = x->args[q].v.u;
 		*has_queue = 1;
@@ -310,8 +342,7 @@ static void call_done(struct thread *th, struct call *c, uint64_t t)
 static struct call *new_call(struct ht_cp_build *b, struct thread *th, unsigned int si,
 			     const struct ht_tl_record *x, uint64_t t)
 {
-	uint32_t name = cached_name(b->cp, &b->procs[x->proc].by_fn, &b->procs[x->proc].capfn,
-				    x->fn_id, x->name);
+	uint32_t name = fn_name(b, x);
 	struct call *c;
 
 	if (name == NONE ||
@@ -353,7 +384,7 @@ static int link_call(struct proc *p, struct call *c, uint32_t ci, const struct h
 
 	if (x->corr && !ht_map_u64(&p->call_by_corr, x->corr, ci, NULL))
 		return -ENOMEM;
-	w = wait_kind(x, &queue, &has_queue);
+	w = wait_kind(p, x, &queue, &has_queue);
 	if (w > c->wait) {
 		c->wait = w;
 		c->corr = x->corr;
@@ -370,7 +401,7 @@ static int api_end(struct ht_cp_build *b, struct thread *th, const struct ht_tl_
 
 	if (!x->paired || th->open == NONE || !pop(th, x->fn_id, 1))
 		return 0; /* its begin was lost, or it began before its thread's first record */
-	if (add_total(b->cp, HT_CP_API, x->name, x->ts - x->begin))
+	if (add_total(b->cp, HT_CP_API, fn_name(b, x), x->ts - x->begin))
 		return -ENOMEM;
 	c = &b->calls[th->open];
 	if (link_call(p, c, (uint32_t)th->open, x))
@@ -418,7 +449,7 @@ static int fold_level(struct thread *th, size_t from, size_t to)
 
 	t->covered += f->covered;
 	for (size_t i = 0; i < f->npend; i++)
-		if (add_piece(&t->pend, &t->npend, &t->cappend, f->pend[i].name, f->pend[i].ns))
+		if (add_piece(&t->pend, &t->npend, &t->cappend, f->pend[i].name, f->pend[i].ns) < 0)
 			return -ENOMEM;
 	f->covered = 0;
 	f->npend = 0;
@@ -438,19 +469,27 @@ static int fold_level(struct thread *th, size_t from, size_t to)
 static int eo_end(struct ht_cp_build *b, struct thread *th, unsigned int si,
 		  const struct ht_tl_record *x)
 {
-	size_t d = x->depth, n = th->caplv;
+	size_t d = x->depth;
 	uint64_t len = x->ts - x->begin;
 	struct level *self, *child;
+	struct piece **to;
+	size_t *nto, *capto;
+	long at;
 
 	if (!x->paired)
 		return 0;
 	if (d + 2 > th->caplv && ht_grow((void **)&th->lv, &th->caplv, sizeof *th->lv, d + 2))
 		return -ENOMEM;
-	for (size_t k = n; k-- > d + 2;)
-		if ((th->lv[k].covered || th->lv[k].npend) && fold_level(th, k, k - 1))
+	for (size_t k = th->used; k-- > d + 2;) /* levels of frames whose end was lost */
+		if (fold_level(th, k, k - 1))
 			return -ENOMEM;
+	th->used = d + 1; /* after this, nothing below its level */
 	self = &th->lv[d];
 	child = &th->lv[d + 1];
+	/* pending with its level, or final when nothing is around it */
+	to = d ? &self->pend : &th->items;
+	nto = d ? &self->npend : &th->nitems;
+	capto = d ? &self->cappend : &th->capitems;
 	if (x->api) {
 		struct proc *p = &b->procs[th->proc];
 		uint32_t prev = th->tail;
@@ -461,7 +500,7 @@ static int eo_end(struct ht_cp_build *b, struct thread *th, unsigned int si,
 			b->absorbed++;
 		}
 		th->tail = prev;
-		if (add_total(b->cp, HT_CP_API, x->name, len) ||
+		if (add_total(b->cp, HT_CP_API, fn_name(b, x), len) ||
 		    !(c = new_call(b, th, si, x, x->begin)))
 			return -ENOMEM;
 		c->end = x->ts;
@@ -473,27 +512,23 @@ static int eo_end(struct ht_cp_build *b, struct thread *th, unsigned int si,
 		uint32_t name =
 		    cached_name(b->cp, &p->by_string, &p->capstring, x->name_id, x->name);
 
-		uint64_t own = len > child->covered ? len - child->covered : 0;
-
 		if (name == NONE)
 			return -ENOMEM;
-		for (size_t i = 0; i < child->npend; i++) /* still pending, one level up */
-			if (add_piece(&self->pend, &self->npend, &self->cappend,
-				      child->pend[i].name, child->pend[i].ns))
+		for (size_t i = 0; i < child->npend; i++) /* its children's, one level up */
+			if (add_piece(to, nto, capto, child->pend[i].name, child->pend[i].ns) < 0)
 				return -ENOMEM;
-		if (add_piece(&self->pend, &self->npend, &self->cappend, name, own))
+		at = add_piece(to, nto, capto, name,
+			       len > child->covered ? len - child->covered : 0);
+		if (at < 0)
 			return -ENOMEM;
+		if (!d && !child->npend) { /* for fast_region_end */
+			th->last_id = x->name_id;
+			th->last_item = (size_t)at;
+		}
 	}
 	child->covered = 0;
 	child->npend = 0;
 	self->covered += len;
-	if (d)
-		return 0;
-	for (size_t i = 0; i < self->npend; i++) /* nothing around it: final */
-		if (add_piece(&th->items, &th->nitems, &th->capitems, self->pend[i].name,
-			      self->pend[i].ns))
-			return -ENOMEM;
-	self->npend = 0;
 	return 0;
 }
 
@@ -502,17 +537,19 @@ static int eo_thread_end(struct ht_cp_build *b, struct thread *th, uint64_t t)
 {
 	uint64_t covered;
 
-	for (size_t k = th->caplv; k-- > 1;) /* frames still open at the end */
+	for (size_t k = th->used; k-- > 1;) /* frames still open at the end */
 		if (fold_level(th, k, k - 1))
 			return -ENOMEM;
 	covered = th->caplv ? th->lv[0].covered : 0;
 	for (size_t i = 0; th->caplv && i < th->lv[0].npend; i++)
 		if (add_piece(&th->items, &th->nitems, &th->capitems, th->lv[0].pend[i].name,
-			      th->lv[0].pend[i].ns))
+			      th->lv[0].pend[i].ns) < 0)
 			return -ENOMEM;
 	th->last = t;
-	return add_piece(&th->items, &th->nitems, &th->capitems, b->no_frame,
-			 t - th->first > covered ? t - th->first - covered : 0);
+	if (add_piece(&th->items, &th->nitems, &th->capitems, b->no_frame,
+		      t - th->first > covered ? t - th->first - covered : 0) < 0)
+		return -ENOMEM;
+	return 0;
 }
 
 static int take_thread(struct ht_cp_build *b, const struct ht_tl_record *x)
@@ -557,15 +594,19 @@ static uint32_t queue_of(struct ht_cp_build *b, const struct ht_timeline *tl,
 			 const struct ht_tl_record *x)
 {
 	struct proc *p = &b->procs[x->proc];
-	int created;
-	uint64_t *v = ht_map_u64(&p->queue_ids, x->queue, b->nqueues, &created);
 	const struct ht_clock_map *m;
 	struct queue *q;
+	uint64_t *v;
+	int created;
 
+	if (b->last_queue < b->nqueues && b->queues[b->last_queue].handle == x->queue &&
+	    b->queues[b->last_queue].proc == x->proc)
+		return b->last_queue; /* commands come in runs per queue */
+	v = ht_map_u64(&p->queue_ids, x->queue, b->nqueues, &created);
 	if (!v)
 		return NONE;
 	if (!created)
-		return (uint32_t)*v;
+		return b->last_queue = (uint32_t)*v;
 	if (ht_grow((void **)&b->queues, &b->capqueues, sizeof *b->queues, b->nqueues + 1))
 		return NONE;
 	q = &b->queues[b->nqueues];
@@ -574,14 +615,14 @@ static uint32_t queue_of(struct ht_cp_build *b, const struct ht_timeline *tl,
 	q->handle = x->queue;
 	m = ht_timeline_clock_map(tl, x->pid, x->device);
 	q->slack = m && m->quality == HT_SYNC_OK && isfinite(m->bound_ns) ? m->bound_ns : 0;
-	return (uint32_t)b->nqueues++;
+	return b->last_queue = (uint32_t)b->nqueues++;
 }
 
 static int take_command(struct ht_cp_build *b, const struct ht_timeline *tl,
 			const struct ht_tl_record *x)
 {
 	int kernel = x->cmd_kind == HT_CMD_KERNEL;
-	const char *nm = kernel ? x->name : x->category;
+	struct proc *p = &b->procs[x->proc];
 	struct cmd *d;
 	struct queue *q;
 	uint32_t qi, name;
@@ -590,9 +631,14 @@ static int take_command(struct ht_cp_build *b, const struct ht_timeline *tl,
 	if (!x->timed || x->status || x->cmd_kind == HT_CMD_SYNC)
 		return 0;
 	qi = queue_of(b, tl, x);
-	name = name_id(b->cp, nm);
+	if (kernel)
+		name = cached_name(b->cp, &p->by_string, &p->capstring, x->name_id, x->name);
+	else if ((name = b->kind_names[x->cmd_kind] - 1) == NONE) { /* first of its kind */
+		name = name_id(b->cp, x->category);
+		b->kind_names[x->cmd_kind] = name + 1; /* NONE (out of memory) stays unset */
+	}
 	if (qi == NONE || name == NONE ||
-	    add_total(b->cp, kernel ? HT_CP_KERNEL : HT_CP_TRANSFER, nm, x->end - x->ts) ||
+	    add_total(b->cp, kernel ? HT_CP_KERNEL : HT_CP_TRANSFER, name, x->end - x->ts) ||
 	    ht_grow((void **)&b->cmds, &b->capcmds, sizeof *b->cmds, b->ncmds + 1))
 		return -ENOMEM;
 	q = &b->queues[qi];
@@ -1021,7 +1067,11 @@ static int finish(struct ht_cp_build *b)
 		return rc;
 	if (b->cp->nrows)
 		qsort(b->cp->rows, b->cp->nrows, sizeof *b->cp->rows, row_cmp);
-	ht_map_release(&b->cp->row_ids); /* row numbers changed */
+	for (int k = 0; k < HT_CP_KIND_COUNT; k++) { /* row numbers changed */
+		free(b->cp->row_of[k]);
+		b->cp->row_of[k] = NULL;
+		b->cp->caprow[k] = 0;
+	}
 	return 0;
 }
 
@@ -1041,6 +1091,7 @@ static void build_release(struct ht_cp_build *b)
 		ht_map_release(&b->procs[i].queue_ids);
 		free(b->procs[i].by_string);
 		free(b->procs[i].by_fn);
+		free(b->procs[i].wait);
 	}
 	for (size_t i = 0; i < b->nqueues; i++) {
 		free(b->queues[i].by_start);
@@ -1056,8 +1107,31 @@ static void build_release(struct ht_cp_build *b)
 	free(b);
 }
 
-int ht_critpath_take(struct ht_critpath *cp, const struct ht_timeline *tl,
-		     const struct ht_tl_record *x)
+/*
+ * The most frequent record without slice begins, taken in a few
+ * instructions: the end of the same region as the last one, at the top of
+ * its thread, with nothing inside it (a loop of annotated regions).
+ * Return: 1 when taken, 0 for the general path.
+ */
+static inline int fast_region_end(struct ht_cp_build *b, const struct ht_timeline *tl,
+				  const struct ht_tl_record *x)
+{
+	struct thread *th;
+
+	if (x->kind != HT_TL_SLICE_END || !b || !b->ends_only || tl != b->tl || x->api ||
+	    x->depth || !x->paired || x->stream >= b->capthreads)
+		return 0;
+	th = &b->threads[x->stream];
+	if (th->used > 1 || !th->caplv || x->name_id != th->last_id || th->last_item >= th->nitems)
+		return 0;
+	th->items[th->last_item].ns += x->ts - x->begin;
+	th->lv[0].covered += x->ts - x->begin;
+	return 1;
+}
+
+/* Every other record (kept out of line: ht_critpath_take stays a small leaf). */
+static __attribute__((noinline)) int take(struct ht_critpath *cp, const struct ht_timeline *tl,
+					  const struct ht_tl_record *x)
 {
 	struct ht_cp_build *b = cp->b;
 
@@ -1074,13 +1148,24 @@ int ht_critpath_take(struct ht_critpath *cp, const struct ht_timeline *tl,
 		if (b->no_frame == NONE || b->outside == NONE)
 			return -ENOMEM;
 	}
-	if (x->kind != HT_TL_DEVICE)
+	if (tl != b->tl) { /* another pass */
+		b->tl = tl;
 		b->ends_only = (tl->opts.skip & 1u << HT_TL_SLICE_BEGIN) != 0;
-	if (x->proc >= b->capprocs &&
-	    ht_grow((void **)&b->procs, &b->capprocs, sizeof *b->procs, (size_t)x->proc + 1))
-		return -ENOMEM;
-	b->procs[x->proc].pid = x->pid;
+	}
+	if (x->proc >= b->capprocs) {
+		if (ht_grow((void **)&b->procs, &b->capprocs, sizeof *b->procs,
+			    (size_t)x->proc + 1))
+			return -ENOMEM;
+	}
+	if (!b->procs[x->proc].pid)
+		b->procs[x->proc].pid = x->pid;
 	return x->kind == HT_TL_DEVICE ? take_command(b, tl, x) : take_thread(b, x);
+}
+
+int ht_critpath_take(struct ht_critpath *cp, const struct ht_timeline *tl,
+		     const struct ht_tl_record *x)
+{
+	return fast_region_end(cp->b, tl, x) ? 0 : take(cp, tl, x);
 }
 
 int ht_critpath_finish(struct ht_critpath *cp)
@@ -1110,6 +1195,7 @@ void ht_critpath_release(struct ht_critpath *cp)
 	free(cp->seg);
 	free(cp->rows);
 	ht_map_release(&cp->name_ids);
-	ht_map_release(&cp->row_ids);
+	for (int k = 0; k < HT_CP_KIND_COUNT; k++)
+		free(cp->row_of[k]);
 	memset(cp, 0, sizeof *cp);
 }

@@ -81,8 +81,9 @@ struct ht_critpath {
 	size_t nrows, caprows;
 	char **names;
 	size_t nnames, capnames;
-	struct ht_map name_ids;	  /* string -> names index */
-	struct ht_map row_ids;	  /* name << 3 | kind -> rows index */
+	struct ht_map name_ids;		    /* string -> names index */
+	uint32_t *row_of[HT_CP_KIND_COUNT]; /* while built: names index -> rows index + 1 */
+	size_t caprow[HT_CP_KIND_COUNT];
 	uint64_t calls, commands; /* nodes of the graph */
 	uint64_t unlinked;	  /* commands whose correlation id named no call */
 	int cut;		  /* the walk met a node twice (clock-sync errors) and stopped */
