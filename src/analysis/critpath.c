@@ -49,6 +49,7 @@ struct level {
 struct call {
 	uint64_t begin, end;
 	uint64_t corr;	    /* of the call it waits by (WAIT_CORR) */
+	uint64_t enqueued;  /* the corr of what it enqueued (of its last nested call), 0 none */
 	uint64_t queue;	    /* its queue argument (WAIT_QUEUE) */
 	uint32_t prev;	    /* the thread's previous outermost call */
 	uint32_t thread;    /* timeline stream index */
@@ -384,6 +385,8 @@ static int link_call(struct proc *p, struct call *c, uint32_t ci, const struct h
 
 	if (x->corr && !ht_map_u64(&p->call_by_corr, x->corr, ci, NULL))
 		return -ENOMEM;
+	if (x->corr)
+		c->enqueued = x->corr;
 	w = wait_kind(p, x, &queue, &has_queue);
 	if (w > c->wait) {
 		c->wait = w;
@@ -751,6 +754,15 @@ static uint32_t waited_for(const struct ht_cp_build *b, const struct call *c)
 	uint32_t best = NONE;
 	uint64_t *v;
 
+	/*
+	 * A call that returned only after the command it enqueued had run (a
+	 * runtime that runs it inside the call, as PoCL's basic device does)
+	 * waited for it, whatever its roles say.
+	 */
+	if (c->enqueued && (v = ht_map_find_u64(&p->cmd_by_corr, c->enqueued)) &&
+	    b->cmds[*v].start >= c->begin && b->cmds[*v].end > c->begin &&
+	    (double)b->cmds[*v].end <= (double)c->end + b->queues[b->cmds[*v].queue].slack)
+		return (uint32_t)*v;
 	if (c->wait == WAIT_NONE)
 		return NONE;
 	if (c->wait == WAIT_CORR && (v = ht_map_find_u64(&p->cmd_by_corr, c->corr)) &&

@@ -18,7 +18,9 @@
  *                 with its blocking argument set) -> the command it waited
  *                 for: its own (corr), else the last one of its queue (its
  *                 queue argument), else of any queue of its process, among
- *                 those enqueued before the call began.
+ *                 those enqueued before the call began; and any enqueue call
+ *                 that returned only after its own command had run (runtimes
+ *                 that run it inside the call, as PoCL's basic device).
  * Walking back from the last event, each node's binding predecessor is the
  * one satisfied last (the latest time): that is the dependency it waited
  * for. Dependencies the trace does not hold (event wait lists across

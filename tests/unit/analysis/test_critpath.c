@@ -127,6 +127,8 @@ static void command(unsigned int proc, uint64_t queue, uint64_t corr, const char
 	r.corr = corr;
 	r.cmd_kind = name ? HT_CMD_KERNEL : HT_CMD_COPY_D2H;
 	r.name = name ? name : "copy_d2h";
+	for (const char *c = name; c && *c; c++) /* the string id: one per name */
+		r.name_id = r.name_id * 31 + (uint8_t)*c;
 	r.category = name ? "kernel" : "copy_d2h";
 	r.status = status;
 	r.timed = status == 0;
@@ -370,6 +372,29 @@ static void test_ends_only(void)
 	tl.opts.skip = 0;
 }
 
+/* An enqueue whose command ran inside the call (a synchronous runtime) waited for it. */
+static void test_inline_command(void)
+{
+	static const char *const want[] = {"cpu " HT_CP_NO_FRAME " 0-100",
+					   "launch k 100-150",
+					   "kernel k 150-450",
+					   "api launchDriver 450-500",
+					   "cpu " HT_CP_NO_FRAME " 500-520",
+					   "api launchDriver 520-530",
+					   "cpu " HT_CP_NO_FRAME " 530-600"};
+	const uint64_t c1 = 1, c2 = 2;
+
+	thread_start(0, 1, 11, 0);
+	call(0, 1, 100, 500, F_DRV, &c1, 1);
+	call(0, 1, 520, 530, F_DRV, &c2, 1);
+	thread_end(0, 1, 600);
+	command(0, 0xa, 1, "k", 150, 450, 0);
+	command(0, 0xa, 2, "k2", 540, 560, 0); /* ran after its call returned: not waited for */
+	expect(want, sizeof want / sizeof *want, 0, 600);
+	CHECK_EQ(on_path(HT_CP_KERNEL, "k2"), 0);
+	ht_critpath_release(&cp);
+}
+
 static void test_empty(void)
 {
 	CHECK_EQ(ht_critpath_finish(&cp), 0);
@@ -386,6 +411,7 @@ int main(void)
 	test_region_closes_call();
 	test_clock_error();
 	test_ends_only();
+	test_inline_command();
 	test_empty();
 	CHECK_DONE();
 }
