@@ -2,27 +2,21 @@
  * The SQLite export (see sqlite.h; the schema is described, with example
  * queries, in docs/sqlite-schema.md). The schema is data: one description
  * per table below (its columns, its key, its index, and the timeline record
- * kind whose records fill it), from which the DDL, the insert statements and
- * the dispatch of records are made. A table for a new concept is one more
+ * kind whose records fill it), from which the DDL, the inserts and the
+ * dispatch of records are made. A table for a new concept is one more
  * description and its fill function, keyed by the record kind the timeline
  * gives it; then the schema version moves (sqlite.h).
  *
- * Speed, measured on a 2-vCPU VM (SQLite 3.40.1, CPU time per row of six
- * integers): one INSERT with bound values per row 0.75 M rows/s; 50 rows per
- * statement 1.9 M; batches of rows read by SQLite through an eponymous
- * virtual table (INSERT INTO t SELECT c0, ... FROM ht_rows) 2.2 M, as fast
- * as SQLite inserting rows a recursive CTE computes: the b-tree and record
- * encoding are the bound. An index on time built after the load cost
- * 0.7 us per row, more than the insert; the event tables are therefore
- * WITHOUT ROWID tables keyed (time, id), so the key is the time index and
- * rows, which come nearly in time order, are appended (2.0 M rows/s).
- * SQLite runs on a writer thread while this thread reads the timeline, with
- * a bounded number of batches in flight; one transaction, no journal.
+ * Rows reach SQLite in batches on a writer thread (sqlite_rows.h: ~2.2 M
+ * rows/s of CPU on a 2-vCPU VM, what SQLite itself manages). An index on
+ * time built after the load cost 0.7 us per row there, more than the
+ * insert; the event tables are therefore WITHOUT ROWID tables keyed (time,
+ * id): the key is the time index, and rows, which come nearly in time
+ * order, are appended (2.0 M rows/s). One transaction, no journal.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,12 +28,9 @@
 #include "export/sqlite.h"
 
 #ifdef HT_HAVE_SQLITE
-#include <sqlite3.h>
+#include "export/sqlite_rows.h"
 
-#define SQ_MAXCOLS  20
-#define SQ_ROWS	    4096 /* rows per batch (one INSERT ... SELECT) */
-#define SQ_BATCHES  24	 /* batches allocated at most: one per table plus these in flight */
-#define SQ_PER_KIND 4	 /* tables filled from one record kind, at most */
+#define SQ_PER_KIND 4 /* tables filled from one record kind, at most */
 
 enum {
 	T_META,
@@ -63,33 +54,11 @@ struct sq;
 
 struct sq_table {
 	const char *name;
-	const char *cols[SQ_MAXCOLS + 1]; /* column definitions, NULL-terminated */
-	const char *key;		  /* the PRIMARY KEY of a WITHOUT ROWID table, or NULL */
-	const char *index;		  /* "name ON table(...)" built after the load, or NULL */
-	int kind;			  /* enum ht_tl_kind of the records that fill it, -1 none */
+	const char *cols[HT_SQ_MAXCOLS + 1]; /* column definitions, NULL-terminated */
+	const char *key;		     /* the PRIMARY KEY of a WITHOUT ROWID table, or NULL */
+	const char *index; /* "name ON table(...)" built after the load, or NULL */
+	int kind;	   /* enum ht_tl_kind of the records that fill it, -1 none */
 	int (*fill)(struct sq *s, const struct ht_tl_record *x);
-};
-
-/* One value of a batch row (text: an offset into the batch's text). */
-enum { C_NULL, C_INT, C_REAL, C_TEXT };
-struct sq_cell {
-	union {
-		int64_t i;
-		double f;
-		size_t off;
-	} v;
-	uint32_t len;
-	uint8_t kind;
-};
-
-struct sq_batch {
-	int table;
-	unsigned int ncols; /* its table's: a row's cells are dense */
-	size_t rows;
-	struct sq_cell *cells; /* SQ_ROWS x ncols */
-	char *text;
-	size_t ntext, captext;
-	struct sq_batch *next;
 };
 
 struct sq_thread {
@@ -112,24 +81,11 @@ struct sq_proc {
 
 struct sq {
 	sqlite3 *db;
+	struct ht_sq_rows rows;
 	struct ht_timeline *tl;
 	struct ht_trace *trace;
-	sqlite3_stmt *ins[T_COUNT];
-	unsigned int ncols[T_COUNT];
 	int64_t next_id[T_COUNT]; /* the last id given per table */
-	struct sq_batch *cur[T_COUNT];
 	const struct sq_table *by_kind[HT_TL_DEFINITION + 1][SQ_PER_KIND];
-	/* the writer thread and its queue */
-	pthread_t writer;
-	int writer_started;
-	pthread_mutex_t lock;
-	pthread_cond_t work, freed;
-	struct sq_batch *head, *tail, *free;
-	unsigned int batches;
-	int done;
-	int werr; /* the writer's SQLite error (it stops writing) */
-	char werrmsg[128];
-	const struct sq_batch *vt; /* the batch the virtual table shows */
 	/* strings, processes, threads, queues */
 	struct ht_map strings;
 	struct sq_proc *procs;
@@ -271,309 +227,36 @@ static const struct sq_table tables[T_COUNT] = {
 		  fill_loss},
 };
 
-/* ---- the virtual table that hands a batch to SQLite ---- */
-
-struct vt_tab {
-	sqlite3_vtab base;
-	struct sq *s;
-};
-
-struct vt_cursor {
-	sqlite3_vtab_cursor base;
-	size_t row;
-};
-
-static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
-		      char **errmsg)
-{
-	char ddl[512] = "CREATE TABLE x(c0";
-	struct vt_tab *v;
-	int rc;
-
-	(void)argc;
-	(void)argv;
-	(void)errmsg;
-	for (int i = 1; i < SQ_MAXCOLS; i++)
-		snprintf(ddl + strlen(ddl), sizeof ddl - strlen(ddl), ", c%d", i);
-	strcat(ddl, ")");
-	rc = sqlite3_declare_vtab(db, ddl);
-	if (rc != SQLITE_OK)
-		return rc;
-	v = sqlite3_malloc(sizeof *v);
-	if (!v)
-		return SQLITE_NOMEM;
-	memset(v, 0, sizeof *v);
-	v->s = aux;
-	*out = &v->base;
-	return SQLITE_OK;
-}
-
-static int vt_best_index(sqlite3_vtab *t, sqlite3_index_info *ii)
-{
-	(void)t;
-	ii->estimatedCost = SQ_ROWS;
-	ii->estimatedRows = SQ_ROWS;
-	return SQLITE_OK;
-}
-
-static int vt_disconnect(sqlite3_vtab *t)
-{
-	sqlite3_free(t);
-	return SQLITE_OK;
-}
-
-static int vt_open(sqlite3_vtab *t, sqlite3_vtab_cursor **out)
-{
-	struct vt_cursor *c = sqlite3_malloc(sizeof *c);
-
-	(void)t;
-	if (!c)
-		return SQLITE_NOMEM;
-	memset(c, 0, sizeof *c);
-	*out = &c->base;
-	return SQLITE_OK;
-}
-
-static int vt_close(sqlite3_vtab_cursor *c)
-{
-	sqlite3_free(c);
-	return SQLITE_OK;
-}
-
-static int vt_filter(sqlite3_vtab_cursor *c, int idx, const char *idxstr, int argc,
-		     sqlite3_value **argv)
-{
-	(void)idx;
-	(void)idxstr;
-	(void)argc;
-	(void)argv;
-	((struct vt_cursor *)c)->row = 0;
-	return SQLITE_OK;
-}
-
-static int vt_next(sqlite3_vtab_cursor *c)
-{
-	((struct vt_cursor *)c)->row++;
-	return SQLITE_OK;
-}
-
-static int vt_eof(sqlite3_vtab_cursor *c)
-{
-	const struct sq *s = ((struct vt_tab *)c->pVtab)->s;
-
-	return !s->vt || ((struct vt_cursor *)c)->row >= s->vt->rows;
-}
-
-static int vt_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
-{
-	const struct sq_batch *b = ((struct vt_tab *)c->pVtab)->s->vt;
-	const struct sq_cell *v = &b->cells[((struct vt_cursor *)c)->row * b->ncols + col];
-
-	switch (v->kind) {
-	case C_INT:
-		sqlite3_result_int64(ctx, v->v.i);
-		break;
-	case C_REAL:
-		sqlite3_result_double(ctx, v->v.f);
-		break;
-	case C_TEXT:
-		sqlite3_result_text(ctx, b->text + v->v.off, (int)v->len, SQLITE_STATIC);
-		break;
-	default:
-		sqlite3_result_null(ctx);
-	}
-	return SQLITE_OK;
-}
-
-static int vt_rowid(sqlite3_vtab_cursor *c, sqlite3_int64 *rowid)
-{
-	*rowid = (sqlite3_int64)((struct vt_cursor *)c)->row;
-	return SQLITE_OK;
-}
-
-/* Eponymous-only (no xCreate): the table ht_rows exists on every connection that has it. */
-static const sqlite3_module vt_module = {
-    .xConnect = vt_connect,
-    .xBestIndex = vt_best_index,
-    .xDisconnect = vt_disconnect,
-    .xOpen = vt_open,
-    .xClose = vt_close,
-    .xFilter = vt_filter,
-    .xNext = vt_next,
-    .xEof = vt_eof,
-    .xColumn = vt_column,
-    .xRowid = vt_rowid,
-};
-
-/* ---- the writer thread ---- */
-
-static void write_batch(struct sq *s, struct sq_batch *b)
-{
-	sqlite3_stmt *st = s->ins[b->table];
-	int rc;
-
-	s->vt = b;
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_DONE) {
-		snprintf(s->werrmsg, sizeof s->werrmsg, "%s", sqlite3_errmsg(s->db));
-		__atomic_store_n(&s->werr, rc ? rc : SQLITE_ERROR, __ATOMIC_RELEASE);
-	}
-	sqlite3_reset(st);
-	s->vt = NULL;
-}
-
-static void *writer_main(void *arg)
-{
-	struct sq *s = arg;
-
-	for (;;) {
-		struct sq_batch *b;
-
-		pthread_mutex_lock(&s->lock);
-		while (!s->head && !s->done)
-			pthread_cond_wait(&s->work, &s->lock);
-		b = s->head;
-		if (b) {
-			s->head = b->next;
-			if (!s->head)
-				s->tail = NULL;
-		}
-		pthread_mutex_unlock(&s->lock);
-		if (!b)
-			return NULL; /* done, and nothing left */
-		if (!__atomic_load_n(&s->werr, __ATOMIC_ACQUIRE))
-			write_batch(s, b);
-		b->rows = 0;
-		b->ntext = 0;
-		pthread_mutex_lock(&s->lock);
-		b->next = s->free;
-		s->free = b;
-		pthread_cond_signal(&s->freed);
-		pthread_mutex_unlock(&s->lock);
-	}
-}
-
-/* Hands a full batch to the writer (written in this thread when there is none). */
-static void submit(struct sq *s, struct sq_batch *b)
-{
-	if (!s->writer_started) {
-		if (!s->werr)
-			write_batch(s, b);
-		b->rows = b->ntext = 0;
-		b->next = s->free;
-		s->free = b;
-		return;
-	}
-	b->next = NULL;
-	pthread_mutex_lock(&s->lock);
-	if (s->tail)
-		s->tail->next = b;
-	else
-		s->head = b;
-	s->tail = b;
-	pthread_cond_signal(&s->work);
-	pthread_mutex_unlock(&s->lock);
-}
-
-/* Return: an empty batch (waiting for the writer to free one at the limit), or NULL. */
-static struct sq_batch *get_batch(struct sq *s)
-{
-	struct sq_batch *b = NULL;
-
-	pthread_mutex_lock(&s->lock);
-	while (!s->free && s->batches >= SQ_BATCHES && s->writer_started)
-		pthread_cond_wait(&s->freed, &s->lock);
-	if (s->free) {
-		b = s->free;
-		s->free = b->next;
-	} else {
-		b = calloc(1, sizeof *b);
-		if (b && !(b->cells = malloc(SQ_ROWS * SQ_MAXCOLS * sizeof *b->cells))) {
-			free(b);
-			b = NULL;
-		}
-		s->batches += b != NULL;
-	}
-	pthread_mutex_unlock(&s->lock);
-	return b;
-}
-
-static void batch_free(struct sq_batch *b)
-{
-	if (b) {
-		free(b->cells);
-		free(b->text);
-		free(b);
-	}
-}
-
 /* ---- rows ---- */
 
-/* Return: the cells of a new row of table t (all NULL), or NULL (s->nomem set). */
-static struct sq_cell *row(struct sq *s, int t)
+static struct ht_sq_cell *row(struct sq *s, int t)
 {
-	struct sq_batch *b = s->cur[t];
-	struct sq_cell *c;
-
-	if (b && b->rows == SQ_ROWS) {
-		submit(s, b);
-		b = s->cur[t] = NULL;
-	}
-	if (!b) {
-		b = s->cur[t] = get_batch(s);
-		if (!b) {
-			s->nomem = 1;
-			return NULL;
-		}
-		b->table = t;
-		b->ncols = s->ncols[t];
-	}
-	c = &b->cells[b->rows++ * b->ncols];
-	for (unsigned int i = 0; i < s->ncols[t]; i++)
-		c[i].kind = C_NULL;
-	return c;
+	return ht_sq_rows_add(&s->rows, (unsigned int)t);
 }
 
-static inline void put_int(struct sq_cell *c, int64_t v)
+static inline void put_int(struct ht_sq_cell *c, int64_t v)
 {
-	c->kind = C_INT;
-	c->v.i = v;
+	ht_sq_int(c, v);
 }
 
 /* A time or other quantity where 0 means unknown. */
-static inline void put_known(struct sq_cell *c, uint64_t v)
+static inline void put_known(struct ht_sq_cell *c, uint64_t v)
 {
 	if (v)
 		put_int(c, (int64_t)v);
 }
 
-static inline void put_real(struct sq_cell *c, double v)
+static inline void put_real(struct ht_sq_cell *c, double v)
 {
 	if (isfinite(v)) {
-		c->kind = C_REAL;
+		c->kind = HT_SQ_REAL;
 		c->v.f = v;
 	}
 }
 
-/* Text into the current batch of table t (the row just made). */
-static void put_text(struct sq *s, int t, struct sq_cell *c, const char *v, size_t n)
+static void put_str(struct sq *s, int t, struct ht_sq_cell *c, const char *v)
 {
-	struct sq_batch *b = s->cur[t];
-
-	if (ht_grow((void **)&b->text, &b->captext, 1, b->ntext + n + 1)) {
-		s->nomem = 1;
-		return;
-	}
-	memcpy(b->text + b->ntext, v, n);
-	c->kind = C_TEXT;
-	c->v.off = b->ntext;
-	c->len = (uint32_t)n;
-	b->ntext += n;
-}
-
-static void put_str(struct sq *s, int t, struct sq_cell *c, const char *v)
-{
-	put_text(s, t, c, v, strlen(v));
+	ht_sq_rows_text(&s->rows, (unsigned int)t, c, v, strlen(v));
 }
 
 /* Return: the id of string v in the strings table (added when new), 0 when out of memory. */
@@ -581,7 +264,7 @@ static int64_t intern(struct sq *s, const char *v)
 {
 	int created;
 	uint64_t *id = ht_map_str(&s->strings, v ? v : "", 0, &created);
-	struct sq_cell *c;
+	struct ht_sq_cell *c;
 
 	if (!id) {
 		s->nomem = 1;
@@ -656,7 +339,7 @@ static int64_t queue_of(struct sq *s, const struct ht_tl_record *x)
 {
 	struct sq_proc *p = proc(s, x->proc);
 	const char *dev;
-	struct sq_cell *c;
+	struct ht_sq_cell *c;
 	int created;
 	uint64_t *v;
 
@@ -686,7 +369,7 @@ static int64_t queue_of(struct sq *s, const struct ht_tl_record *x)
 }
 
 /* x's arguments as a JSON object into the text of table t's current row cell c. */
-static void put_args(struct sq *s, int t, struct sq_cell *c, const struct ht_tl_record *x)
+static void put_args(struct sq *s, int t, struct ht_sq_cell *c, const struct ht_tl_record *x)
 {
 	long n;
 
@@ -727,7 +410,7 @@ static void put_args(struct sq *s, int t, struct sq_cell *c, const struct ht_tl_
 		s->nomem = 1;
 		return;
 	}
-	put_text(s, t, c, s->jsbuf, (size_t)n);
+	ht_sq_rows_text(&s->rows, (unsigned int)t, c, s->jsbuf, (size_t)n);
 }
 
 /* ---- fill functions: one per table, from the records of its kind ---- */
@@ -764,7 +447,7 @@ static int fill_queue(struct sq *s, const struct ht_tl_record *x)
 static int fill_api_call(struct sq *s, const struct ht_tl_record *x)
 {
 	struct sq_proc *p;
-	struct sq_cell *c;
+	struct ht_sq_cell *c;
 	int64_t fn;
 
 	if (!x->api || !x->paired) /* an end whose begin was lost is in no table */
@@ -788,10 +471,10 @@ static int fill_api_call(struct sq *s, const struct ht_tl_record *x)
 }
 
 /* The columns kernels and transfers share: id, process, queue, device. */
-static struct sq_cell *command_row(struct sq *s, int t, const struct ht_tl_record *x)
+static struct ht_sq_cell *command_row(struct sq *s, int t, const struct ht_tl_record *x)
 {
 	int64_t q = queue_of(s, x);
-	struct sq_cell *c = row(s, t);
+	struct ht_sq_cell *c = row(s, t);
 
 	if (!c)
 		return NULL;
@@ -805,7 +488,7 @@ static struct sq_cell *command_row(struct sq *s, int t, const struct ht_tl_recor
 static int fill_kernel(struct sq *s, const struct ht_tl_record *x)
 {
 	struct sq_proc *p;
-	struct sq_cell *c;
+	struct ht_sq_cell *c;
 
 	if (x->cmd_kind != HT_CMD_KERNEL)
 		return 0;
@@ -833,7 +516,7 @@ static int fill_kernel(struct sq *s, const struct ht_tl_record *x)
 
 static int fill_transfer(struct sq *s, const struct ht_tl_record *x)
 {
-	struct sq_cell *c;
+	struct ht_sq_cell *c;
 
 	if (x->cmd_kind == HT_CMD_KERNEL)
 		return 0;
@@ -853,10 +536,11 @@ static int fill_transfer(struct sq *s, const struct ht_tl_record *x)
 }
 
 /* A row of a thread's table that begins with id, thread, name and a time. */
-static struct sq_cell *thread_row(struct sq *s, int t, const struct ht_tl_record *x, uint64_t time)
+static struct ht_sq_cell *thread_row(struct sq *s, int t, const struct ht_tl_record *x,
+				     uint64_t time)
 {
 	int64_t th = thread_of(s, x->proc, x->tid), name = name_of(s, x);
-	struct sq_cell *c = row(s, t);
+	struct ht_sq_cell *c = row(s, t);
 
 	if (!c)
 		return NULL;
@@ -869,7 +553,7 @@ static struct sq_cell *thread_row(struct sq *s, int t, const struct ht_tl_record
 
 static int fill_region(struct sq *s, const struct ht_tl_record *x)
 {
-	struct sq_cell *c;
+	struct ht_sq_cell *c;
 
 	if (x->api || !x->paired)
 		return 0;
@@ -883,7 +567,7 @@ static int fill_region(struct sq *s, const struct ht_tl_record *x)
 
 static int fill_instant(struct sq *s, const struct ht_tl_record *x)
 {
-	struct sq_cell *c = thread_row(s, T_INSTANTS, x, x->ts);
+	struct ht_sq_cell *c = thread_row(s, T_INSTANTS, x, x->ts);
 
 	if (!c)
 		return -ENOMEM;
@@ -893,7 +577,7 @@ static int fill_instant(struct sq *s, const struct ht_tl_record *x)
 
 static int fill_counter(struct sq *s, const struct ht_tl_record *x)
 {
-	struct sq_cell *c = thread_row(s, T_COUNTERS, x, x->ts);
+	struct ht_sq_cell *c = thread_row(s, T_COUNTERS, x, x->ts);
 
 	if (!c)
 		return -ENOMEM;
@@ -904,7 +588,7 @@ static int fill_counter(struct sq *s, const struct ht_tl_record *x)
 static int fill_os_state(struct sq *s, const struct ht_tl_record *x)
 {
 	int64_t th = thread_of(s, x->proc, x->tid);
-	struct sq_cell *c = row(s, T_OS_STATES);
+	struct ht_sq_cell *c = row(s, T_OS_STATES);
 
 	if (!c)
 		return -ENOMEM;
@@ -920,7 +604,7 @@ static int fill_os_state(struct sq *s, const struct ht_tl_record *x)
 static int fill_loss(struct sq *s, const struct ht_tl_record *x)
 {
 	int64_t th = x->tid ? thread_of(s, x->proc, x->tid) : 0;
-	struct sq_cell *c = row(s, T_LOSSES);
+	struct ht_sq_cell *c = row(s, T_LOSSES);
 
 	if (!c)
 		return -ENOMEM;
@@ -939,7 +623,7 @@ static int fill_loss(struct sq *s, const struct ht_tl_record *x)
 
 static void meta(struct sq *s, const char *key, const char *value)
 {
-	struct sq_cell *c = row(s, T_META);
+	struct ht_sq_cell *c = row(s, T_META);
 
 	if (!c)
 		return;
@@ -990,7 +674,7 @@ static void device_row(struct sq *s, unsigned int p, uint32_t dev, const struct 
 {
 	static const char *const quality[] = {"none", "one-sided", "ok", "inconsistent"};
 	const char *name = ht_proc_device_name(ht_timeline_proc(s->tl, p), dev);
-	struct sq_cell *c = row(s, T_DEVICES);
+	struct ht_sq_cell *c = row(s, T_DEVICES);
 
 	if (!c)
 		return;
@@ -1063,7 +747,7 @@ static void write_end(struct sq *s)
 	}
 	for (size_t i = 0; i < s->capprocs; i++) {
 		struct sq_proc *p = &s->procs[i];
-		struct sq_cell *c;
+		struct ht_sq_cell *c;
 
 		if (!p->seen && !p->start)
 			continue;
@@ -1088,7 +772,7 @@ static void write_end(struct sq *s)
 	}
 	for (int64_t i = 0; i < s->next_id[T_THREADS]; i++) {
 		const struct sq_thread *th = &s->threads[i];
-		struct sq_cell *c = row(s, T_THREADS);
+		struct ht_sq_cell *c = row(s, T_THREADS);
 
 		if (!c)
 			return;
@@ -1109,7 +793,7 @@ static void write_end(struct sq *s)
 static int sql_error(struct sq *s, struct ht_read_error *err, const char *what)
 {
 	snprintf(err->msg, sizeof err->msg, "%s: %.120s", what,
-		 s->werr ? s->werrmsg : sqlite3_errmsg(s->db));
+		 s->rows.err ? s->rows.errmsg : sqlite3_errmsg(s->db));
 	return -EIO;
 }
 
@@ -1121,16 +805,17 @@ static int create_schema(struct sq *s, struct ht_read_error *err)
 	char sql[4096];
 
 	if (sqlite3_exec(s->db, pragmas, NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_create_module(s->db, "ht_rows", &vt_module, s) != SQLITE_OK)
+	    ht_sq_rows_open(&s->rows, s->db) != SQLITE_OK)
 		return sql_error(s, err, "cannot set the database up");
 	for (int t = 0; t < T_COUNT; t++) {
 		const struct sq_table *d = &tables[t];
+		unsigned int ncols;
 		size_t n;
 
 		n = (size_t)snprintf(sql, sizeof sql, "CREATE TABLE %s (", d->name);
-		for (s->ncols[t] = 0; d->cols[s->ncols[t]]; s->ncols[t]++)
-			n += (size_t)snprintf(sql + n, sizeof sql - n, "%s%s",
-					      s->ncols[t] ? ", " : "", d->cols[s->ncols[t]]);
+		for (ncols = 0; d->cols[ncols]; ncols++)
+			n += (size_t)snprintf(sql + n, sizeof sql - n, "%s%s", ncols ? ", " : "",
+					      d->cols[ncols]);
 		if (d->key)
 			snprintf(sql + n, sizeof sql - n, ", PRIMARY KEY (%s)) WITHOUT ROWID",
 				 d->key);
@@ -1138,12 +823,7 @@ static int create_schema(struct sq *s, struct ht_read_error *err)
 			snprintf(sql + n, sizeof sql - n, ")");
 		if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
 			return sql_error(s, err, "cannot create the tables");
-		n = (size_t)snprintf(sql, sizeof sql, "INSERT INTO %s SELECT c0", d->name);
-		for (unsigned int i = 1; i < s->ncols[t]; i++)
-			n += (size_t)snprintf(sql + n, sizeof sql - n, ", c%u", i);
-		snprintf(sql + n, sizeof sql - n, " FROM ht_rows");
-		if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->ins[t],
-				       NULL) != SQLITE_OK)
+		if (ht_sq_rows_table(&s->rows, (unsigned int)t, d->name, ncols) != SQLITE_OK)
 			return sql_error(s, err, "cannot prepare the inserts");
 		for (int k = 0; d->kind >= 0 && k < SQ_PER_KIND; k++)
 			if (!s->by_kind[d->kind][k]) {
@@ -1172,20 +852,7 @@ static int finish_db(struct sq *s, struct ht_read_error *err)
 
 static void sq_release(struct sq *s)
 {
-	struct sq_batch *b, *n;
-
-	for (int t = 0; t < T_COUNT; t++) {
-		sqlite3_finalize(s->ins[t]);
-		batch_free(s->cur[t]);
-	}
-	for (b = s->free; b; b = n) {
-		n = b->next;
-		batch_free(b);
-	}
-	for (b = s->head; b; b = n) {
-		n = b->next;
-		batch_free(b);
-	}
+	ht_sq_rows_close(&s->rows);
 	for (size_t i = 0; i < s->capprocs; i++) {
 		ht_map_release(&s->procs[i].queues);
 		free(s->procs[i].by_string);
@@ -1201,27 +868,6 @@ static void sq_release(struct sq *s)
 	if (s->js)
 		fclose(s->js);
 	free(s->jsbuf);
-	pthread_mutex_destroy(&s->lock);
-	pthread_cond_destroy(&s->work);
-	pthread_cond_destroy(&s->freed);
-}
-
-/* Stops the writer after the batches queued so far (and the partial ones) are written. */
-static void writer_stop(struct sq *s)
-{
-	for (int t = 0; t < T_COUNT; t++)
-		if (s->cur[t] && s->cur[t]->rows) {
-			submit(s, s->cur[t]);
-			s->cur[t] = NULL;
-		}
-	if (!s->writer_started)
-		return;
-	pthread_mutex_lock(&s->lock);
-	s->done = 1;
-	pthread_cond_signal(&s->work);
-	pthread_mutex_unlock(&s->lock);
-	pthread_join(s->writer, NULL);
-	s->writer_started = 0;
 }
 
 int ht_export_sqlite(struct ht_trace *t, const char *path, struct ht_read_error *err)
@@ -1231,9 +877,6 @@ int ht_export_sqlite(struct ht_trace *t, const char *path, struct ht_read_error 
 	const struct ht_tl_record *x;
 	int rc;
 
-	pthread_mutex_init(&s.lock, NULL);
-	pthread_cond_init(&s.work, NULL);
-	pthread_cond_init(&s.freed, NULL);
 	s.js = open_memstream(&s.jsbuf, &s.jslen);
 	rc = ht_timeline_open(&tl, t, NULL);
 	if (rc) {
@@ -1256,9 +899,9 @@ int ht_export_sqlite(struct ht_trace *t, const char *path, struct ht_read_error 
 	rc = create_schema(&s, err);
 	if (rc)
 		goto out;
-	s.writer_started = !pthread_create(&s.writer, NULL, writer_main, &s);
-	while ((rc = ht_timeline_next(&tl, &x)) > 0 && !s.nomem &&
-	       !__atomic_load_n(&s.werr, __ATOMIC_ACQUIRE)) {
+	ht_sq_rows_start(&s.rows);
+	while ((rc = ht_timeline_next(&tl, &x)) > 0 && !s.nomem && !s.rows.nomem &&
+	       !ht_sq_rows_error(&s.rows)) {
 		if (x->kind > HT_TL_DEFINITION)
 			continue;
 		for (int k = 0; k < SQ_PER_KIND && s.by_kind[x->kind][k]; k++)
@@ -1267,16 +910,15 @@ int ht_export_sqlite(struct ht_trace *t, const char *path, struct ht_read_error 
 	}
 	if (rc < 0) {
 		*err = tl.err;
-		writer_stop(&s);
+		ht_sq_rows_stop(&s.rows);
 		goto out;
 	}
-	if (!s.nomem)
+	if (!s.nomem && !s.rows.nomem)
 		write_end(&s);
-	writer_stop(&s);
-	if (s.nomem)
-		rc = -ENOMEM;
-	else if (s.werr)
+	if (ht_sq_rows_stop(&s.rows))
 		rc = sql_error(&s, err, "cannot write the database");
+	else if (s.nomem || s.rows.nomem)
+		rc = -ENOMEM;
 	else
 		rc = finish_db(&s, err);
 out:
