@@ -13,6 +13,7 @@ pkgs=(
 	libotf2-trace-dev otf2-tools
 	protobuf-compiler
 	chromium
+	libsqlite3-dev sqlite3
 )
 
 missing=()

@@ -82,15 +82,22 @@ static void define(struct ht_proc_info *p, const struct ht_event *ev)
 			return;
 		if (id > p->nstrings) {
 			char **n = realloc(p->strings, (size_t)id * sizeof *n);
+			char **m = n ? realloc(p->mangled, (size_t)id * sizeof *m) : NULL;
 
-			if (!n)
+			if (n)
+				p->strings = n;
+			if (!m)
 				return;
 			memset(n + p->nstrings, 0, (size_t)(id - p->nstrings) * sizeof *n);
-			p->strings = n;
+			memset(m + p->nstrings, 0, (size_t)(id - p->nstrings) * sizeof *m);
+			p->mangled = m;
 			p->nstrings = id;
 		}
-		if (!p->strings[id - 1])
+		if (!p->strings[id - 1]) {
 			p->strings[id - 1] = dup_name(u.string_def.value);
+			if (p->strings[id - 1] && strcmp(p->strings[id - 1], u.string_def.value))
+				p->mangled[id - 1] = strdup(u.string_def.value);
+		}
 	} else if (ev->id == HT_EV_FN_DEF &&
 		   ht_ev_fn_def_get(&u.fn_def, ev->payload, ev->size) >= 0) {
 		define_fn(p, &u.fn_def);
@@ -147,9 +154,12 @@ int ht_proc_info_load(struct ht_proc_info *p, const struct ht_trace_process *tp,
 
 void ht_proc_info_release(struct ht_proc_info *p)
 {
-	for (uint32_t j = 0; j < p->nstrings; j++)
+	for (uint32_t j = 0; j < p->nstrings; j++) {
 		free(p->strings[j]);
+		free(p->mangled[j]);
+	}
 	free(p->strings);
+	free(p->mangled);
 	for (uint32_t j = 0; j < p->nfns; j++) {
 		for (unsigned int k = 0; k < p->fns[j].nargs; k++)
 			free(p->fns[j].args[k].name);

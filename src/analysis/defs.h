@@ -31,6 +31,7 @@ struct ht_proc_info {
 	char comm[64];
 	char *cmdline;
 	char **strings; /* strings[id - 1], demangled where C++ */
+	char **mangled; /* mangled[id - 1]: as recorded, where strings[id - 1] was demangled */
 	uint32_t nstrings;
 	struct ht_fn_info *fns; /* indexed by function id */
 	uint32_t nfns;
@@ -53,6 +54,13 @@ static inline const char *ht_proc_string(const struct ht_proc_info *p, uint32_t 
 	if (id && id <= p->nstrings && p->strings[id - 1])
 		return p->strings[id - 1];
 	return "?";
+}
+/* Return: the string of id as the trace recorded it (a C++ name not demangled), borrowed. */
+static inline const char *ht_proc_string_recorded(const struct ht_proc_info *p, uint32_t id)
+{
+	if (id && id <= p->nstrings && p->mangled[id - 1])
+		return p->mangled[id - 1];
+	return ht_proc_string(p, id);
 }
 /* Return: the function of id (borrowed), or NULL when undefined. */
 const struct ht_fn_info *ht_proc_fn(const struct ht_proc_info *p, uint16_t id);

@@ -255,7 +255,8 @@ static int pass_devices(struct ht_report *r, struct ht_trace *t, struct ht_read_
 		d->map = *m;
 	}
 	while ((rc = ht_timeline_next(&tl, &c)) > 0) {
-		if (c->kind == HT_TL_DEVICE && (rc = take_command(r, c)) < 0)
+		if (c->kind == HT_TL_DEVICE &&
+		    ((rc = take_command(r, c)) < 0 || (rc = ht_critpath_take(&r->cp, &tl, c)) < 0))
 			break;
 		if (c->kind == HT_TL_CLOCK_PAIR) {
 			struct ht_device_report *d = device(r, c->pid, c->device);
@@ -807,7 +808,9 @@ static int pass_threads(struct ht_report *r, struct ht_trace *t, struct ht_read_
 		struct thread *th = &c.threads[x->stream];
 		uint64_t ts = x->ts;
 
-		rc = 0;
+		rc = ht_critpath_take(&r->cp, &tl, x);
+		if (rc < 0)
+			break;
 		if (x->kind == HT_TL_CPU_STATE)
 			continue; /* read in pass O; its times are not the merge's */
 		if (ps->ndevs && (rc = blame(&c, ps, ts)) < 0)
@@ -921,6 +924,8 @@ int ht_report_compute(struct ht_trace *t, struct ht_report *r, struct ht_read_er
 		rc = pass_cpu(r, t, err);
 	if (!rc)
 		rc = pass_threads(r, t, err);
+	if (!rc)
+		rc = ht_critpath_finish(&r->cp);
 	if (rc) {
 		if (rc == -ENOMEM && !err->msg[0])
 			snprintf(err->msg, sizeof err->msg, "out of memory");
@@ -959,5 +964,6 @@ void ht_report_release(struct ht_report *r)
 	for (unsigned int i = 0; i < r->nwaits; i++)
 		free(r->waits[i].name);
 	free(r->waits);
+	ht_critpath_release(&r->cp);
 	memset(r, 0, sizeof *r);
 }

@@ -24,6 +24,7 @@
 
 #include "analysis/clocksync.h"
 #include "analysis/cpustate.h"
+#include "analysis/critpath.h"
 #include "analysis/stats.h"
 #include "analysis/trace.h"
 #include "common/map.h"
@@ -112,6 +113,7 @@ struct ht_report {
 	int32_t *cpu_pid;	  /* pid of each trace process, indexed by cpu.threads[i].proc */
 	struct ht_wait_row *waits;
 	unsigned int nwaits;
+	struct ht_critpath cp; /* the critical path, from passes D and C's records */
 };
 
 /* Return: 0, or < 0 with err filled (and nothing computed: r is empty). */

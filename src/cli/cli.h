@@ -19,6 +19,14 @@ int ht_cmd_report(int argc, char **argv);
 int ht_cmd_export(int argc, char **argv);
 int ht_cmd_view(int argc, char **argv);
 
+/* The report's output formats (--format). */
+enum ht_format { HT_FORMAT_TEXT, HT_FORMAT_CSV, HT_FORMAT_JSON };
+/*
+ * report --diff BASE NEW (diff.c): threshold_pct < 0 for none.
+ * Return: the exit status (1 on a regression beyond the threshold or an error).
+ */
+int ht_report_diff(const char *base, const char *cur, enum ht_format format, double threshold_pct);
+
 /* Prints "hetrace: <message>" on stderr. Return: 1 (for `return ht_error(...)`). */
 __attribute__((format(printf, 1, 2))) int ht_error(const char *fmt, ...);
 /* Prints "hetrace: <sub>: <message>" and the sub-command's usage hint. Return: 2. */

@@ -1,5 +1,5 @@
 /*
- * hetrace export DIR --format perfetto|chrome|otf2|ctf -o OUT, and
+ * hetrace export DIR --format perfetto|chrome|otf2|ctf|sqlite -o OUT, and
  * hetrace view DIR -o timeline.html. Output goes to a temporary name next to
  * OUT and is renamed into place only when complete: an error never leaves
  * half a file (or directory) under OUT. Everything it creates is 0600 (0700
@@ -16,8 +16,9 @@
 
 #include "cli/cli.h"
 #include "export/export.h"
+#include "export/sqlite.h"
 
-enum what { PERFETTO, CHROME, OTF2, CTF, HTML };
+enum what { PERFETTO, CHROME, OTF2, CTF, SQLITE, HTML };
 
 static int is_dir_format(enum what w)
 {
@@ -66,6 +67,15 @@ static int run(enum what w, const char *sub, const char *dir, const char *out, i
 			goto out;
 		}
 		rc = w == OTF2 ? ht_export_otf2(t, tmp, &err) : ht_export_ctf(t, tmp, &err);
+	} else if (w == SQLITE) { /* SQLite opens the (new, empty) file itself */
+		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+		if (fd < 0) {
+			rc = ht_error("cannot create '%s': %s", tmp, strerror(errno));
+			goto out;
+		}
+		close(fd);
+		rc = ht_export_sqlite(t, tmp, &err);
 	} else {
 		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -122,7 +132,7 @@ out:
 static int parse(int argc, char **argv, const char *sub, int need_format, enum what *w,
 		 const char **dir, const char **out, int *force)
 {
-	static const char *const names[] = {"perfetto", "chrome", "otf2", "ctf"};
+	static const char *const names[] = {"perfetto", "chrome", "otf2", "ctf", "sqlite"};
 	int have_format = !need_format;
 
 	for (int i = 1; i < argc; i++) {
@@ -130,7 +140,7 @@ static int parse(int argc, char **argv, const char *sub, int need_format, enum w
 
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			if (need_format)
-				puts("usage: hetrace export DIR --format perfetto|chrome|otf2|ctf "
+				puts("usage: hetrace export DIR --format perfetto|chrome|otf2|ctf|sqlite "
 				     "-o OUT "
 				     "[--force]");
 			else
@@ -146,12 +156,12 @@ static int parse(int argc, char **argv, const char *sub, int need_format, enum w
 			const char *v = i + 1 < argc ? argv[++i] : "";
 			unsigned int k;
 
-			for (k = 0; k < 4 && strcmp(v, names[k]); k++)
+			for (k = 0; k < 5 && strcmp(v, names[k]); k++)
 				;
-			if (k == 4)
+			if (k == 5)
 				return ht_usage_error(sub,
-						      "--format must be perfetto, chrome, otf2 or "
-						      "ctf, not '%s'",
+						      "--format must be perfetto, chrome, otf2, ctf or "
+						      "sqlite, not '%s'",
 						      v);
 			*w = (enum what)k;
 			have_format = 1;
@@ -166,7 +176,7 @@ static int parse(int argc, char **argv, const char *sub, int need_format, enum w
 	if (!*dir)
 		return ht_usage_error(sub, "no trace directory given");
 	if (!have_format)
-		return ht_usage_error(sub, "--format is required (perfetto, chrome, otf2 or ctf)");
+		return ht_usage_error(sub, "--format is required (perfetto, chrome, otf2, ctf or sqlite)");
 	if (!*out)
 		return ht_usage_error(sub, "-o OUT is required");
 	return 0;

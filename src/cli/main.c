@@ -15,7 +15,8 @@ static const char usage[] =
 	"  info DIR                                         processes, threads, events, losses\n"
 	"  check [--repair] DIR                             validate a trace; repair a torn one\n"
 	"  report DIR [--format text|csv|json]              where the time went, why the GPU idled\n"
-	"  export DIR --format perfetto|chrome|otf2|ctf -o OUT   for Perfetto, Vampir, Trace Compass\n"
+	"  report --diff BASE NEW [--threshold PCT]         what changed between two runs (CI)\n"
+	"  export DIR --format perfetto|chrome|otf2|ctf|sqlite -o OUT   Perfetto, Vampir, SQL, ...\n"
 	"  view DIR -o timeline.html                        a self-contained interactive timeline\n"
 	"\n"
 	"Run 'hetrace <command> --help' for a command's options.\n";

@@ -69,6 +69,9 @@ static void text_calls(const char *title, struct ht_table *t, double thread_time
 }
 
 static void text_cpu(struct ht_report *r);
+static void text_critical_path(const struct ht_report *r);
+static void csv_critical_path(const struct ht_critpath *cp);
+static void json_critical_path(const struct ht_critpath *cp);
 
 static void text_report(const char *dir, struct ht_report *r)
 {
@@ -205,6 +208,7 @@ static void text_report(const char *dir, struct ht_report *r)
 		       "move it off the critical path.\n");
 	}
 	text_cpu(r);
+	text_critical_path(r);
 }
 
 static void text_cpu(struct ht_report *r)
@@ -380,6 +384,7 @@ static void csv_report(struct ht_report *r)
 	printf("table,lost_os_records,note\nos,%llu,", (unsigned long long)r->cpu.lost);
 	ht_csv_str(stdout, r->cpu.note);
 	putchar('\n');
+	csv_critical_path(&r->cp);
 }
 
 /* ---- json ---- */
@@ -528,12 +533,152 @@ static void json_report(const char *dir, struct ht_report *r)
 		       (unsigned long long)w->done_preempted, (unsigned long long)w->done_blocked,
 		       (unsigned long long)w->done_preempted_max);
 	}
-	printf("]}}\n");
+	printf("]}");
+	json_critical_path(&r->cp);
+	printf("}\n");
+}
+
+/* ---- the critical path (analysis/critpath.h) ---- */
+
+#define CP_TEXT_ITEMS 15
+#define CP_TEXT_STEPS 12    /* the first and last steps shown */
+#define CP_JSON_STEPS 10000 /* steps in the JSON, from the path's beginning */
+
+static void text_cp_step(const struct ht_critpath *cp, const struct ht_cp_segment *s, uint64_t t0)
+{
+	char a[32], b[32], where[48], name[160];
+
+	dur(a, sizeof a, (double)(s->start - t0));
+	dur(b, sizeof b, (double)(s->end - s->start));
+	if (s->tid)
+		snprintf(where, sizeof where, "thread %d", s->tid);
+	else
+		snprintf(where, sizeof where, "queue 0x%llx", (unsigned long long)s->queue);
+	printf("    +%-12s %11s  %-20s %-8s %s\n", a, b, where, ht_cp_kind_names[s->kind],
+	       ht_term_sstr(name, sizeof name, cp->names[s->name]));
+}
+
+static void text_critical_path(const struct ht_report *r)
+{
+	const struct ht_critpath *cp = &r->cp;
+	char a[32], b[32], name[160];
+	size_t shown = 0;
+
+	if (!cp->nseg)
+		return;
+	dur(a, sizeof a, (double)cp->length);
+	printf("\nCritical path: %s in pid %d, %zu steps (graph: %llu calls, %llu device "
+	       "commands%s)\n",
+	       a, cp->pid, cp->nseg, (unsigned long long)cp->calls,
+	       (unsigned long long)cp->commands, cp->cut ? "; cut at a clock-sync cycle" : "");
+	printf("  %-9s %11s %8s %20s  %s\n", "kind", "on path", "share", "of its total (count)",
+	       "name");
+	for (size_t i = 0; i < cp->nrows && shown < CP_TEXT_ITEMS; i++) {
+		const struct ht_cp_row *w = &cp->rows[i];
+		char tot[48] = "";
+
+		if (!w->ns)
+			break;
+		dur(a, sizeof a, (double)w->ns);
+		if (w->count) {
+			dur(b, sizeof b, (double)w->total_ns);
+			snprintf(tot, sizeof tot, "%s (%llu)", b, (unsigned long long)w->count);
+		}
+		printf("  %-9s %11s %7.2f%% %20s  %s\n", ht_cp_kind_names[w->kind], a,
+		       cp->length ? 100.0 * (double)w->ns / (double)cp->length : 0, tot,
+		       ht_term_sstr(name, sizeof name, cp->names[w->name]));
+		shown++;
+	}
+	for (size_t i = 0; i < cp->nrows; i++) {
+		const struct ht_cp_row *w = &cp->rows[i];
+
+		if (w->ns || w->kind != HT_CP_KERNEL || !w->total_ns)
+			continue;
+		dur(a, sizeof a, (double)w->total_ns);
+		printf("  off the path: kernel %s (%s in %llu runs)\n",
+		       ht_term_sstr(name, sizeof name, cp->names[w->name]), a,
+		       (unsigned long long)w->count);
+	}
+	printf("  The path, in time order (start relative to the trace's first event):\n");
+	for (size_t i = 0; i < cp->nseg; i++) {
+		if (i == CP_TEXT_STEPS && cp->nseg > 2 * CP_TEXT_STEPS) {
+			printf("    ... %zu steps ...\n", cp->nseg - 2 * CP_TEXT_STEPS);
+			i = cp->nseg - CP_TEXT_STEPS;
+		}
+		text_cp_step(cp, &cp->seg[i], r->first_ns < cp->start ? r->first_ns : cp->start);
+	}
+	printf("  Reading: the run could not end sooner than this chain of waits; shortening an "
+	       "item\n  on it may shorten the run, shortening one off it (or beyond its time "
+	       "on the path) will not.\n");
+}
+
+static void csv_critical_path(const struct ht_critpath *cp)
+{
+	printf("table,kind,name,on_path_ns,share,steps,total_ns,count\n");
+	for (size_t i = 0; i < cp->nrows; i++) {
+		const struct ht_cp_row *w = &cp->rows[i];
+
+		printf("critical_path,%s,", ht_cp_kind_names[w->kind]);
+		ht_csv_str(stdout, cp->names[w->name]);
+		printf(",%llu,%.4f,%llu,%llu,%llu\n", (unsigned long long)w->ns,
+		       cp->length ? (double)w->ns / (double)cp->length : 0,
+		       (unsigned long long)w->segments, (unsigned long long)w->total_ns,
+		       (unsigned long long)w->count);
+	}
+	printf("table,kind,name,start_ns,end_ns,pid,tid,device,queue\n");
+	for (size_t i = 0; i < cp->nseg; i++) {
+		const struct ht_cp_segment *s = &cp->seg[i];
+
+		printf("critical_step,%s,", ht_cp_kind_names[s->kind]);
+		ht_csv_str(stdout, cp->names[s->name]);
+		printf(",%llu,%llu,%d,%d,%u,0x%llx\n", (unsigned long long)s->start,
+		       (unsigned long long)s->end, s->pid, s->tid, s->device,
+		       (unsigned long long)s->queue);
+	}
+}
+
+static void json_critical_path(const struct ht_critpath *cp)
+{
+	printf(",\"critical_path\":{\"pid\":%d,\"start_ns\":%llu,\"end_ns\":%llu,"
+	       "\"length_ns\":%llu,\"calls\":%llu,\"commands\":%llu,\"unlinked_commands\":%llu,"
+	       "\"cut\":%s,\"items\":[",
+	       cp->pid, (unsigned long long)cp->start, (unsigned long long)cp->end,
+	       (unsigned long long)cp->length, (unsigned long long)cp->calls,
+	       (unsigned long long)cp->commands, (unsigned long long)cp->unlinked,
+	       cp->cut ? "true" : "false");
+	for (size_t i = 0; i < cp->nrows; i++) {
+		const struct ht_cp_row *w = &cp->rows[i];
+
+		printf("%s{\"kind\":\"%s\",\"name\":", i ? "," : "", ht_cp_kind_names[w->kind]);
+		ht_json_str(stdout, cp->names[w->name]);
+		printf(",\"on_path_ns\":%llu,\"share\":%.6f,\"steps\":%llu,\"total_ns\":%llu,"
+		       "\"count\":%llu}",
+		       (unsigned long long)w->ns,
+		       cp->length ? (double)w->ns / (double)cp->length : 0,
+		       (unsigned long long)w->segments, (unsigned long long)w->total_ns,
+		       (unsigned long long)w->count);
+	}
+	printf("],\"steps_total\":%zu,\"steps\":[", cp->nseg);
+	for (size_t i = 0; i < cp->nseg && i < CP_JSON_STEPS; i++) {
+		const struct ht_cp_segment *s = &cp->seg[i];
+
+		printf("%s{\"kind\":\"%s\",\"name\":", i ? "," : "", ht_cp_kind_names[s->kind]);
+		ht_json_str(stdout, cp->names[s->name]);
+		printf(",\"start_ns\":%llu,\"end_ns\":%llu,\"pid\":%d",
+		       (unsigned long long)s->start, (unsigned long long)s->end, s->pid);
+		if (s->tid)
+			printf(",\"tid\":%d}", s->tid);
+		else
+			printf(",\"device\":%u,\"queue\":\"0x%llx\"}", s->device,
+			       (unsigned long long)s->queue);
+	}
+	printf("]}");
 }
 
 int ht_cmd_report(int argc, char **argv)
 {
-	const char *dir = NULL;
+	const char *dir = NULL, *diff_base = NULL, *diff_new = NULL;
+	double threshold = -1;
 	enum fmt fmt = TEXT;
 	struct ht_trace *t;
 	struct ht_report r;
@@ -542,8 +687,24 @@ int ht_cmd_report(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			puts("usage: hetrace report DIR [--format text|csv|json]");
+			puts("usage: hetrace report DIR [--format text|csv|json]\n"
+			     "       hetrace report --diff BASE NEW [--threshold PCT] "
+			     "[--format text|csv|json]");
 			return 0;
+		} else if (!strcmp(argv[i], "--diff")) {
+			if (i + 2 >= argc)
+				return ht_usage_error("report", "--diff needs two traces, BASE and NEW");
+			diff_base = argv[++i];
+			diff_new = argv[++i];
+		} else if (!strcmp(argv[i], "--threshold") || !strncmp(argv[i], "--threshold=", 12)) {
+			const char *v = argv[i][11] == '=' ? argv[i] + 12 : (i + 1 < argc ? argv[++i] : "");
+			char *end;
+
+			threshold = strtod(v, &end);
+			if (!*v || *end || !(threshold >= 0 && threshold <= 1e9))
+				return ht_usage_error("report", "--threshold takes a percentage >= 0, "
+								"not '%s'",
+						      v);
 		} else if (!strcmp(argv[i], "--format") || !strncmp(argv[i], "--format=", 9)) {
 			const char *v = argv[i][8] == '=' ? argv[i] + 9 : (i + 1 < argc ? argv[++i] : "");
 
@@ -565,6 +726,16 @@ int ht_cmd_report(int argc, char **argv)
 			dir = argv[i];
 		}
 	}
+	if (diff_base && dir)
+		return ht_usage_error("report", "--diff compares BASE and NEW: give no other trace");
+	if (threshold >= 0 && !diff_base)
+		return ht_usage_error("report", "--threshold goes with --diff BASE NEW");
+	if (diff_base)
+		return ht_report_diff(diff_base, diff_new,
+				      fmt == TEXT  ? HT_FORMAT_TEXT
+				      : fmt == CSV ? HT_FORMAT_CSV
+						   : HT_FORMAT_JSON,
+				      threshold);
 	if (!dir)
 		return ht_usage_error("report", "no trace directory given");
 	rc = ht_trace_open(&t, dir, &err);

@@ -25,6 +25,7 @@
 
 #define TOP_ROWS  25
 #define TOP_BLAME 12
+#define HT_VIEW_CP_STEPS 100000 /* critical-path steps in the page (about 40 bytes each) */
 
 struct out {
 	FILE *f;
@@ -294,6 +295,41 @@ static void write_report(struct out *o, struct ht_report *r)
 	fputs("]}", f);
 }
 
+/*
+ * The critical path (analysis/critpath.h) for the page to highlight: its
+ * items by time on it, and its steps (at most HT_VIEW_CP_STEPS, from the
+ * beginning) as [pid, tid (0: a queue), device, queue, start - t0 (may be
+ * negative), duration, kind, name].
+ */
+static void write_critical_path(struct out *o, const struct ht_critpath *cp)
+{
+	FILE *f = o->f;
+
+	fprintf(f, ",\"critical_path\":{\"length\":%" PRIu64 ",\"steps_total\":%zu,\"kinds\":[",
+		cp->length, cp->nseg);
+	for (int k = 0; k < HT_CP_KIND_COUNT; k++)
+		fprintf(f, "%s\"%s\"", k ? "," : "", ht_cp_kind_names[k]);
+	fputs("],\"items\":[", f);
+	for (size_t i = 0, n = 0; i < cp->nrows && n < TOP_ROWS; i++) {
+		const struct ht_cp_row *w = &cp->rows[i];
+
+		if (!w->ns)
+			break;
+		fprintf(f, "%s[%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]", n++ ? "," : "", w->kind,
+			sid(o, cp->names[w->name]), w->ns, w->total_ns, w->count);
+	}
+	fputs("],\"steps\":[", f);
+	for (size_t i = 0; i < cp->nseg && i < HT_VIEW_CP_STEPS; i++) {
+		const struct ht_cp_segment *g = &cp->seg[i];
+
+		/* a step may begin before the first slice (t0): signed */
+		fprintf(f, "%s[%d,%d,%u,\"0x%" PRIx64 "\",%" PRId64 ",%" PRIu64 ",%u,%u]", i ? "," : "",
+			g->pid, g->tid, g->device, g->queue, (int64_t)(g->start - o->m->t0),
+			g->end - g->start, g->kind, sid(o, cp->names[g->name]));
+	}
+	fputs("]}", f);
+}
+
 static void write_data(struct out *o, struct ht_report *r)
 {
 	struct ht_view_model *m = o->m;
@@ -313,6 +349,7 @@ static void write_data(struct out *o, struct ht_report *r)
 	fputc(']', f);
 	write_procs(o, r);
 	write_report(o, r);
+	write_critical_path(o, &r->cp);
 	/* last: the tracks and the report above add to it */
 	fputs(",\"strings\":[", f);
 	for (uint32_t i = 0; i < m->nstr; i++) {
