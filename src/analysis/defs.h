@@ -55,6 +55,11 @@ static inline const char *ht_proc_string(const struct ht_proc_info *p, uint32_t 
 		return p->strings[id - 1];
 	return "?";
 }
+/* Return: id where the trace defines it, else 0 (ids from a trace never size anything). */
+static inline uint32_t ht_proc_string_id(const struct ht_proc_info *p, uint32_t id)
+{
+	return id && id <= p->nstrings && p->strings[id - 1] ? id : 0;
+}
 /* Return: the string of id as the trace recorded it (a C++ name not demangled), borrowed. */
 static inline const char *ht_proc_string_recorded(const struct ht_proc_info *p, uint32_t id)
 {

@@ -651,7 +651,7 @@ static int device_command(struct ht_timeline *tl, unsigned int si, uint64_t ts,
 	r->device = c->device;
 	r->cmd_kind = (uint8_t)kind;
 	r->category = ht_cmd_kind_names[kind];
-	r->name_id = kind == HT_CMD_KERNEL ? c->name : 0;
+	r->name_id = kind == HT_CMD_KERNEL ? ht_proc_string_id(pi, c->name) : 0;
 	r->name = kind == HT_CMD_KERNEL && c->name ? ht_proc_string(pi, c->name) : r->category;
 	r->text = ht_proc_device_name(pi, r->device);
 	if (!r->text)
@@ -806,7 +806,7 @@ static int take(struct ht_timeline *tl, unsigned int si, const struct ht_evref *
 		base(r, e->id == HT_EV_REGION_BEGIN ? HT_TL_SLICE_BEGIN : HT_TL_SLICE_END, tl, si,
 		     e->ts);
 		r->category = "region";
-		r->name_id = name;
+		r->name_id = ht_proc_string_id(pi, name);
 		r->name = ht_proc_string(pi, name);
 		if (e->id == HT_EV_REGION_BEGIN) {
 			if (push_frame(tl, s, name, 1, e->ts))
@@ -825,7 +825,7 @@ static int take(struct ht_timeline *tl, unsigned int si, const struct ht_evref *
 		if (ht_ev_counter_get(&u.counter, q, e->size) < 0) /* one layout for both */
 			return 0;
 		base(r, HT_TL_COUNTER, tl, si, e->ts);
-		r->name_id = u.counter.name;
+		r->name_id = ht_proc_string_id(pi, u.counter.name);
 		r->name = ht_proc_string(pi, u.counter.name);
 		if (e->id == HT_EV_COUNTER)
 			r->value = (double)u.counter.value;
@@ -891,7 +891,7 @@ static int take(struct ht_timeline *tl, unsigned int si, const struct ht_evref *
 		if (ht_ev_instant_get(&u.instant, q, e->size) < 0)
 			return 0;
 		base(r, HT_TL_INSTANT, tl, si, e->ts);
-		r->name_id = u.instant.name;
+		r->name_id = ht_proc_string_id(pi, u.instant.name);
 		r->name = ht_proc_string(pi, u.instant.name);
 		r->category = "instant";
 		if (!tl->opts.no_args)

@@ -108,7 +108,7 @@ struct ht_tl_record {
 	const char *category;
 	const char *text;
 	const struct ht_fn_info *fn; /* API slices: the function (roles, arguments) */
-	uint32_t name_id;	     /* regions, instants, counters, kernels: the string id */
+	uint32_t name_id;	     /* regions, instants, counters, kernels: the string id, 0 if undefined */
 	uint16_t fn_id;		     /* API slices: the function id */
 	uint8_t cmd_kind;	     /* device commands: ht_cmd_kind; losses: ht_lost_kind;
 				      CPU states: ht_cpu_state */

@@ -26,6 +26,9 @@ PY
 "$HT" export ids --format chrome -o ids.json || fail "chrome export on undefined ids"
 "$HT" export ids --format perfetto -o ids.pf || fail "perfetto export on undefined ids"
 "$HT" view ids -o ids.html || fail "view on undefined ids"
+/usr/bin/time -f "%M" -o rss.sqlite "$HT" export ids --format sqlite -o ids.sqlite ||
+	fail "sqlite export on undefined ids"
+[ "$(tail -1 rss.sqlite)" -lt 100000 ] || fail "sqlite export used $(tail -1 rss.sqlite) KB"
 
 # a corrupt device stream: its first event's id (extended header) made unknown
 "$BUILD/bin/synth_trace" bad || fail "synth_trace failed"
