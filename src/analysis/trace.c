@@ -222,6 +222,12 @@ void ht_trace_close(struct ht_trace *t)
 
 int ht_trace_index_get(const struct ht_trace *t, const char *key, char *buf, size_t cap)
 {
+	return ht_trace_index_get_nth(t, key, 0, buf, cap);
+}
+
+int ht_trace_index_get_nth(const struct ht_trace *t, const char *key, unsigned int nth, char *buf,
+			   size_t cap)
+{
 	int fd = openat(t->fd, HT_INDEX_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	char data[16384];
 	ssize_t n;
@@ -236,7 +242,7 @@ int ht_trace_index_get(const struct ht_trace *t, const char *key, char *buf, siz
 		return -ENOENT;
 	data[n] = '\0';
 	for (line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (!strncmp(line, key, klen) && line[klen] == '=') {
+		if (!strncmp(line, key, klen) && line[klen] == '=' && !nth--) {
 			snprintf(buf, cap, "%s", line + klen + 1);
 			return 0;
 		}

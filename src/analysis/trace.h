@@ -41,6 +41,9 @@ void ht_trace_close(struct ht_trace *t);
 
 /* Reads `key` from the top-level index into buf. Return: 0, or -ENOENT. */
 int ht_trace_index_get(const struct ht_trace *t, const char *key, char *buf, size_t cap);
+/* The same for the nth (from 0) line of a key that repeats (untraced=). */
+int ht_trace_index_get_nth(const struct ht_trace *t, const char *key, unsigned int nth, char *buf,
+			   size_t cap);
 
 struct ht_stream_reader {
 	int fd;

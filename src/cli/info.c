@@ -1,8 +1,8 @@
 /*
  * hetrace info DIR: what a trace holds, per process: command line, threads,
  * streams, events per class, losses and time span, OS scheduling (or why it
- * was not recorded), plus the recording's
- * clock and exit status from the index.
+ * was not recorded), plus the recording's clock, exit status and the
+ * processes that ran untraced, from the index.
  */
 #include <errno.h>
 #include <math.h>
@@ -188,6 +188,9 @@ int ht_cmd_info(int argc, char **argv)
 		printf("clock       %s%s%s%s, stored as CLOCK_MONOTONIC ns\n", clock,
 		       strcmp(clock, "tsc") ? "" : " at ", strcmp(clock, "tsc") ? "" : hz,
 		       strcmp(clock, "tsc") ? "" : " Hz");
+	/* children that could not write into the trace (record noted them) */
+	for (unsigned int i = 0; !ht_trace_index_get_nth(t, "untraced", i, buf, sizeof buf); i++)
+		printf("untraced    %s\n", T(buf));
 	sums = calloc(t->nprocs ? t->nprocs : 1, sizeof *sums);
 	if (!sums) {
 		ht_trace_close(t);

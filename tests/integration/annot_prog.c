@@ -11,7 +11,10 @@
  *   annot_prog vfork N      N regions "parent", a vfork child execs "single N",
  *                           then N regions "parent-after"
  *   annot_prog system N     system("<self> single N") and posix_spawn of the same
- *   annot_prog spin         counters 0,1,2,... forever; prints "ready" after 100000
+ *   annot_prog spin         counters 0,1,2,...; prints "ready" after 100000, then
+ *                           writes on, 1024 per ms, for 20 s at most (bounded: a
+ *                           test that dies before it kills the program must not
+ *                           leave it filling the disk)
  *   annot_prog big N        N counters (for loss and packet wrap-around tests)
  *   annot_prog exitrun N    a thread emits N counters "late" and is still running
  *                           when main returns (its packet is open at exit)
@@ -28,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -161,12 +165,20 @@ int main(int argc, char **argv)
 			return 1;
 		waitpid(pid, &st, 0);
 	} else if (!strcmp(mode, "spin")) {
+		time_t end = time(NULL) + 20;
+		const struct timespec pause = {0, 1000000};
+
 		for (long k = 0;; k++) {
 			HT_COUNTER("spin", k);
 			if (k == 100000) {
 				puts("ready");
 				fflush(stdout);
 			}
+			if (k < 100000 || (k & 1023))
+				continue;
+			nanosleep(&pause, NULL); /* about a million events a second */
+			if (time(NULL) > end)
+				return 1;
 		}
 	} else if (!strcmp(mode, "api")) {
 		static const struct ht_fn_arg_desc read_args[] = {

@@ -103,6 +103,7 @@ hetrace: ignoring HETRACE_RING='99999999999999999999': expected 0 or 2 to 4096 p
 # SIGTERM sent to hetrace alone reaches the command
 "$HT" record -q -o g -- sleep 30 &
 rec=$!
+background $rec
 sleep 0.5
 kill -TERM $rec
 wait $rec

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 mkdir mnt
 mount -t tmpfs -o size=4m tmpfs mnt 2>/dev/null || { echo "cannot mount tmpfs: skipped"; exit 77; }
-trap 'umount "$WORK/mnt" 2>/dev/null; rm -rf "$WORK"' EXIT
+trap 'kill_background; umount "$WORK/mnt" 2>/dev/null || umount -l "$WORK/mnt"; rm -rf "$WORK"' EXIT
 N=400000
 
 # --no-os: CPU-state records would add discards of their own to the count
@@ -59,6 +59,7 @@ head -c $((4096 * 1024 - 96 * 1024)) /dev/zero >mnt/filler
 start=$(date +%s%N)
 "$HT" record -q --mode block --buffer 16K -o mnt/b -- "$PROG" big $N 2>err2.txt &
 rec=$!
+background $rec
 sleep 1
 rm mnt/filler
 wait $rec

@@ -79,6 +79,9 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	assert_eq "$(grep -c '^untraced=' u/hetrace.index)" 1 "setuid: untraced processes noted"
 	grep -qE "^untraced=pid [0-9]+ uid 65534 gid 65534 comm annot_prog: cannot write into the \
 trace: Permission denied$" u/hetrace.index || fail "setuid: index: $(grep untraced u/hetrace.index)"
+	"$HT" info u >ui.txt || fail "setuid: info failed"
+	assert_eq "$(grep -cE "^untraced    pid [0-9]+ uid 65534 gid 65534 comm annot_prog: cannot write \
+into the trace: Permission denied$" ui.txt)" 1 "setuid: info's untraced line"
 	dump u du.txt
 	assert_eq "$(count ' counter name=i ' du.txt)" 2 "setuid: the privileged child's events"
 	check_valid u

@@ -2,19 +2,18 @@
 # program: record finalizes, no repair needed. Killing record too: the trace
 # keeps raw timestamps until `hetrace check --repair`.
 . "$(dirname "$0")/lib.sh"
-app=
-# a spinning program left running would fill the disk
-trap '[ -z "$app" ] || kill -KILL "$app" 2>/dev/null; rm -rf "$WORK"' EXIT
 
 spin() { # spin DIR: starts a recording of `annot_prog spin`, waits until it is running
 	"$HT" record -o "$1" -- "$PROG" spin >"$1.out" 2>"$1.err" &
 	rec=$!
+	background $rec
 	for _ in $(seq 200); do
 		grep -q ready "$1.out" 2>/dev/null && break
 		sleep 0.05
 	done
-	grep -q ready "$1.out" || fail "spin did not start"
 	app=$(pgrep -P $rec annot_prog)
+	background $app
+	grep -q ready "$1.out" || fail "spin did not start"
 	[ -n "$app" ] || fail "no app process"
 }
 

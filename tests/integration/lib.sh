@@ -6,7 +6,17 @@ HT=$BUILD/bin/hetrace
 DUMP=$BUILD/bin/ht_test_dump
 PROG=$BUILD/bin/annot_prog
 WORK=$(mktemp -d /tmp/hetrace-test.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+# background PID...: processes the test started, killed when it ends however
+# it ends (a program left running after a failed test filled the disk)
+HT_BG=
+background() {
+	HT_BG="$HT_BG $*"
+}
+kill_background() {
+	[ -z "$HT_BG" ] || kill -KILL $HT_BG 2>/dev/null
+	HT_BG=
+}
+trap 'kill_background; rm -rf "$WORK"' EXIT
 cd "$WORK"
 
 fail() {
