@@ -359,7 +359,7 @@ static void add_kernel(cl_kernel k, cl_program p, const char *name)
 
 		if (!HT_CL_REAL(clGetProgramInfo)(p, CL_PROGRAM_DEVICES, sizeof dev, &dev, NULL))
 			HT_CL_REAL(clGetDeviceInfo)
-			(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
+		(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
 		kr->lanes = cu;
 	}
 	r->kernels++;
