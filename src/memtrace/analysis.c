@@ -143,26 +143,29 @@ static int32_t attribute(const struct launch *l, int32_t site_arg, uint64_t addr
 	return below;
 }
 
-static int sector_cmp(const void *a, const void *b)
+static int u64_cmp(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-/* One 32-lane access into its row: sectors, ideal, strides. */
+/*
+ * One 32-lane access into its row: the distinct sectors its lanes touch,
+ * the ideal (the distinct bytes they touch, packed), the strides.
+ */
 static int account(struct ht_mem_row *row, const struct inst *in, uint8_t size)
 {
-	uint64_t sec[HT_MEM_LANES * 9];
+	uint64_t sec[HT_MEM_LANES * 9], start[HT_MEM_LANES];
 	unsigned int ns = 0, lanes = 0, distinct = 0;
-	uint64_t span = size ? size : 1;
+	uint64_t span = size ? size : 1, bytes = 0, end = 0;
 
 	for (unsigned int l = 0; l < HT_MEM_LANES; l++) {
 		uint64_t a;
 
 		if (!(in->mask >> l & 1))
 			continue;
-		lanes++;
+		start[lanes++] = in->addr[l];
 		a = in->addr[l] / HT_MEM_SECTOR;
 		for (uint64_t e = (in->addr[l] + span - 1) / HT_MEM_SECTOR; a <= e && ns < 9 * 32;
 		     a++)
@@ -177,12 +180,21 @@ static int account(struct ht_mem_row *row, const struct inst *in, uint8_t size)
 			(*v)++;
 		}
 	}
-	qsort(sec, ns, sizeof sec[0], sector_cmp);
+	qsort(sec, ns, sizeof sec[0], u64_cmp);
 	for (unsigned int i = 0; i < ns; i++)
 		distinct += !i || sec[i] != sec[i - 1];
+	qsort(start, lanes, sizeof start[0], u64_cmp);
+	for (unsigned int i = 0; i < lanes; i++) { /* the union of [start, start + span) */
+		uint64_t from = start[i] > end ? start[i] : end;
+
+		if (start[i] + span > from)
+			bytes += start[i] + span - from;
+		if (start[i] + span > end)
+			end = start[i] + span;
+	}
 	row->accesses++;
 	row->sectors += distinct;
-	row->ideal += (lanes * span + HT_MEM_SECTOR - 1) / HT_MEM_SECTOR;
+	row->ideal += (bytes + HT_MEM_SECTOR - 1) / HT_MEM_SECTOR;
 	return 0;
 }
 

@@ -18,9 +18,8 @@
  * more local memory, say), the original is enqueued instead and the launch
  * is not traced.
  *
- * Hidden references: the twin programs and the channel's buffer hold
- * references on the context, measured when they are made and subtracted from
- * CL_CONTEXT_REFERENCE_COUNT; when the application's release would leave only
+ * Hidden references: the twin programs hold references on the context, measured when they are made
+ * and subtracted from CL_CONTEXT_REFERENCE_COUNT; when the application's release would leave only
  * ours, ours go first, so the context dies when the application expects.
  *
  * A program the front end cannot parse, or whose twin does not build, runs
@@ -64,13 +63,13 @@ struct kernel {
 
 struct context {
 	cl_context ctx;
-	cl_mem chan; /* the channel, as a buffer of this context */
-	int hidden;  /* references on ctx that our objects hold */
+	int hidden; /* references on ctx that our objects hold */
 };
 
 static struct {
 	pthread_mutex_t lock;
 	struct ht_map programs, kernels, contexts; /* handle -> record */
+	struct ht_map launches;			   /* corr -> launch slot + 1 */
 	const struct ht_mt_config *cfg;
 } G = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -562,10 +561,6 @@ void ht_cl_mt_context_release(cl_context ctx)
 			if (r->ctx == ctx && !r->kernels)
 				release_twin(r);
 		}
-		if (c->chan) {
-			HT_CL_REAL(clReleaseMemObject)(c->chan); /* the channel stays: it is ours */
-			c->chan = NULL;
-		}
 		ht_map_del_u64(&G.contexts, (uintptr_t)ctx);
 		free(c);
 	}
@@ -589,34 +584,67 @@ void ht_cl_mt_context_info(cl_context ctx, cl_context_info name, size_t size, vo
 
 /* ---- launches ---- */
 
-/* The channel as a buffer of ctx, made on first use (G.lock held). */
-static cl_mem channel_buffer(cl_context ctx, unsigned int lanes)
+/*
+ * The channel for a launch on device dev: its host address, passed as an
+ * SVM pointer, when the device works in host memory (fine-grained system
+ * SVM, or a CPU device with unified host memory: PoCL's), else NULL (once
+ * a warning). Not a buffer: a cl_mem over it made the runtime keep the last
+ * command that used it, and with it the application's queue and context,
+ * alive after the application had released them (seen on PoCL 3.1).
+ */
+static void *channel_ptr(cl_device_id dev, unsigned int lanes, const char *kernel)
 {
-	struct context *c = context_rec(ctx);
+	static cl_device_id ok[16], bad[16];
+	static unsigned int nok, nbad;
+	cl_device_svm_capabilities svm = 0;
+	cl_device_type type = 0;
+	cl_bool unified = CL_FALSE;
 	struct ht_mt_chan *ch;
-	cl_uint before;
-	cl_int err;
+	unsigned int i;
 
-	if (!c)
-		return NULL;
-	if (c->chan)
-		return c->chan;
+	for (i = 0; i < nok && ok[i] != dev; i++)
+		;
+	if (i == nok) {
+		for (i = 0; i < nbad; i++)
+			if (bad[i] == dev)
+				return NULL;
+		HT_CL_REAL(clGetDeviceInfo)
+		(dev, CL_DEVICE_SVM_CAPABILITIES, sizeof svm, &svm, NULL);
+		HT_CL_REAL(clGetDeviceInfo)(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+		HT_CL_REAL(clGetDeviceInfo)
+		(dev, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
+		if (!(svm & CL_DEVICE_SVM_FINE_GRAIN_SYSTEM) &&
+		    !((type & CL_DEVICE_TYPE_CPU) && unified)) {
+			if (nbad < 16)
+				bad[nbad++] = dev;
+			fprintf(
+			    stderr,
+			    "hetrace: kernel '%s' runs untraced (no memory accesses recorded): its "
+			    "device does not work in host memory (fine-grained system SVM or a CPU "
+			    "device), where the channel is\n",
+			    kernel);
+			return NULL;
+		}
+		if (nok < 16)
+			ok[nok++] = dev;
+	}
 	ch = ht_mt_channel(lanes, HT_MT_STAGE_MAX);
-	if (!ch)
-		return NULL;
-	before = context_refs(ctx);
-	c->chan = HT_CL_REAL(clCreateBuffer)(
-	    ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
-	    (HT_MT_SIZE((size_t)ch->nbins, ch->cap) + 4095) & ~(size_t)4095, ch->mem, &err);
-	track(ctx, before);
-	return c->chan;
+	return ch ? ch->mem : NULL;
 }
 
-static void CL_CALLBACK launch_done(cl_event ev, cl_int status, void *arg)
+void ht_cl_mt_command_done(uint64_t corr)
 {
-	(void)ev;
-	(void)status;
-	ht_mt_launch_done((int)(intptr_t)arg);
+	uint64_t *v, slot = 0;
+
+	pthread_mutex_lock(&G.lock);
+	v = ht_map_find_u64(&G.launches, corr);
+	if (v) {
+		slot = *v;
+		ht_map_del_u64(&G.launches, corr);
+	}
+	pthread_mutex_unlock(&G.lock);
+	if (slot)
+		ht_mt_launch_done((int)slot - 1);
 }
 
 static cl_int enqueue(cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *offset,
@@ -626,14 +654,16 @@ static cl_int enqueue(cl_command_queue q, cl_kernel k, cl_uint dim, const size_t
 	struct kernel *kr = ht_cl_mt_on ? kernel_rec(k) : NULL;
 	struct ht_mt_launch l = {.corr = corr, .sample = G.cfg ? G.cfg->sample : 1};
 	cl_event own = NULL, *evp = event ? event : &own;
-	cl_mem chan = NULL;
+	cl_device_id dev = NULL;
+	void *chan = NULL;
 	cl_uint slot32;
 	cl_int ret;
 	int slot;
 
-	if (kr && !kr->broken) {
+	if (kr && !kr->broken &&
+	    !HT_CL_REAL(clGetCommandQueueInfo)(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL)) {
 		pthread_mutex_lock(&G.lock);
-		chan = channel_buffer(kr->ctx, kr->lanes);
+		chan = channel_ptr(dev, kr->lanes, kr->name);
 		pthread_mutex_unlock(&G.lock);
 	}
 	if (!chan)
@@ -650,7 +680,7 @@ static cl_int enqueue(cl_command_queue q, cl_kernel k, cl_uint dim, const size_t
 	if (slot < 0)
 		goto plain;
 	slot32 = (cl_uint)slot;
-	if (HT_CL_REAL(clSetKernelArg)(kr->twin, kr->info->nparams, sizeof chan, &chan) ||
+	if (HT_CL_REAL(clSetKernelArgSVMPointer)(kr->twin, kr->info->nparams, chan) ||
 	    HT_CL_REAL(clSetKernelArg)(kr->twin, kr->info->nparams + 1, sizeof slot32, &slot32)) {
 		ht_mt_launch_cancel(slot);
 		goto plain;
@@ -665,11 +695,25 @@ static cl_int enqueue(cl_command_queue q, cl_kernel k, cl_uint dim, const size_t
 		ht_mt_launch_cancel(slot);
 		goto plain;
 	}
-	if (HT_CL_REAL(clSetEventCallback)(*evp, CL_COMPLETE, launch_done,
-					   (void *)(intptr_t)slot) != CL_SUCCESS)
-		ht_mt_launch_done(slot); /* its records are taken at exit */
-	if (own)
+	/*
+	 * Its end comes with its device command's collection (ht_cl_mt_command_done),
+	 * on the application's thread when it synchronises: not from a completion
+	 * callback, whose event reference the runtime keeps until the callback has
+	 * run on its own thread, after clFinish returned (seen on PoCL 3.1: the
+	 * application's queue and context outlived their last release a moment).
+	 */
+	pthread_mutex_lock(&G.lock);
+	{
+		uint64_t *v = own ? NULL : ht_map_u64(&G.launches, corr, 0, NULL);
+
+		if (v)
+			*v = (uint64_t)slot + 1;
+	}
+	pthread_mutex_unlock(&G.lock);
+	if (own) { /* no event: nothing will collect it; its records are taken at exit */
 		HT_CL_REAL(clReleaseEvent)(own);
+		ht_mt_launch_done(slot);
+	}
 	return ret;
 plain:
 	if (task)

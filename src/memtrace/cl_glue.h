@@ -36,6 +36,8 @@ void ht_cl_mt_context_info(cl_context ctx, cl_context_info name, size_t size, vo
 cl_int ht_cl_mt_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *offset,
 			const size_t *global, const size_t *local, cl_uint nwait,
 			const cl_event *wait, cl_event *event, uint64_t corr);
+/* The device command of enqueue `corr` has been collected: its launch is over. */
+void ht_cl_mt_command_done(uint64_t corr);
 cl_int ht_cl_mt_task(cl_command_queue q, cl_kernel k, cl_uint nwait, const cl_event *wait,
 		     cl_event *event, uint64_t corr);
 

@@ -97,17 +97,21 @@ static void config_read(struct ht_mt_config *c)
 			c->sample = (uint32_t)n;
 	}
 	v = getenv("HETRACE_MEMTRACE_BUFFER");
-	if (v && *v && (ht_parse_size(v, &c->bytes) || c->bytes < (64u << 10))) {
-		fprintf(stderr,
-			"hetrace: ignoring HETRACE_MEMTRACE_BUFFER='%s': expected a size from 64K; "
-			"using 8M\n",
-			v);
+	if (v && *v && (ht_parse_size(v, &c->bytes) || c->bytes < HT_MT_BUFFER_MIN)) {
+		fprintf(
+		    stderr,
+		    "hetrace: ignoring HETRACE_MEMTRACE_BUFFER='%s': expected a size from 256K; "
+		    "using 8M\n",
+		    v);
 		c->bytes = HT_MT_BUFFER_DEFAULT;
 	}
 	v = getenv("HETRACE_MODE");
 	c->block = v && !strcmp(v, "block");
 	v = getenv("HETRACE_MEMTRACE_TOOL");
 	snprintf(c->tool, sizeof c->tool, "%s", v ? v : "");
+	v = getenv("HETRACE_MEMTRACE_NAP");
+	if (v && *v)
+		c->nap_us = strtol(v, NULL, 10) > 0 ? strtol(v, NULL, 10) : 0;
 }
 
 HT_EXPORT const struct ht_mt_config *ht_mt_config_get(void)
@@ -308,6 +312,11 @@ static void *consume(void *arg)
 			finish(s, done[i]);
 		if (stop && !ndone && inflight == 0)
 			break;
+		if (M.cfg.nap_us) {
+			struct timespec t = {M.cfg.nap_us / 1000000, M.cfg.nap_us % 1000000 * 1000};
+
+			nanosleep(&t, NULL);
+		}
 		if (taken || ndone) {
 			nap_ns = 20000;
 			continue;

@@ -24,9 +24,12 @@ struct ht_mt_config {
 	size_t bytes;	 /* HETRACE_MEMTRACE_BUFFER: the channel's size */
 	int block;	 /* HETRACE_MODE=block: producers wait instead of dropping */
 	char tool[4096]; /* HETRACE_MEMTRACE_TOOL: the OpenCL C rewriter helper */
+	long nap_us;	 /* HETRACE_MEMTRACE_NAP: the consumer naps this long after each drain
+			    (tests: a consumer that cannot keep up); 0 */
 };
 
 #define HT_MT_BUFFER_DEFAULT (8u << 20)
+#define HT_MT_BUFFER_MIN     (256u << 10) /* the launch slots take 128 KiB of it */
 #define HT_MT_STAGE_MAX	     256u /* records a work-group (OpenCL) stages before reserving */
 
 /* A launch of an instrumented kernel, as its source describes it. */

@@ -30,7 +30,7 @@
 #define HT_MT_HDR	64u
 #define HT_MT_BIN_HDR	128u /* res at +0; ack at +64 */
 #define HT_MT_ACK	64u
-#define HT_MT_SLOTS	4096u /* launches in flight at once */
+#define HT_MT_SLOTS	1024u /* launches in flight at once */
 #define HT_MT_SLOT_SIZE 128u
 #define HT_MT_SLOT_ARGS 15u /* buffer arguments whose address a launch records */
 #define HT_MT_REC_SIZE	24u

@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "core/config.h"
 #include "memtrace/cli.h"
+#include "memtrace/collector.h"
 
 int ht_memtrace_options(const char *glob, const char *sample, const char *buffer)
 {

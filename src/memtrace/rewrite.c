@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "common/grow.h"
+#include "common/map.h"
 #include "format/format.h"
 #include "memtrace/rewrite.h"
 
@@ -79,6 +80,7 @@ struct rw {
 	size_t capsites, capkernels;
 	struct fn *fns;
 	size_t nfns, capfns;
+	struct ht_map wrapped; /* text ranges wrapped already (a macro argument used twice) */
 	struct ht_mt_rewrite *out;
 	/* the function being walked */
 	int in_kernel;
@@ -113,22 +115,24 @@ static int add_ins(struct rw *w, size_t off, size_t del, int cls, long key, cons
 	return 0;
 }
 
-/* The file offsets of a cursor's extent. Return: 0, or -1 when it is not plain text of the file. */
+/*
+ * The file offsets of a cursor's extent, where its text is written: a
+ * macro argument where the argument is written, anything else from a macro
+ * at the macro's use (libclang's spelling location is that too, so the
+ * callers check that the text there has the shape of the node: an access
+ * that comes from a macro's body has the macro's text, not its own).
+ * Return: 0, or -1 when it is not text of the program's file.
+ */
 static int extent(struct rw *w, CXCursor c, unsigned int *start, unsigned int *end)
 {
 	CXSourceRange r = clang_getCursorExtent(c);
-	CXSourceLocation a = clang_getRangeStart(r), b = clang_getRangeEnd(r);
-	CXFile fa, fb, ea, eb;
-	unsigned int sa, sb, xa, xb;
+	CXFile fa, fb;
+	unsigned int sa, sb;
 
-	/* a macro at either end: the spelling is elsewhere than the expansion */
-	clang_getSpellingLocation(a, &fa, NULL, NULL, &sa);
-	clang_getSpellingLocation(b, &fb, NULL, NULL, &sb);
-	clang_getExpansionLocation(a, &ea, NULL, NULL, &xa);
-	clang_getExpansionLocation(b, &eb, NULL, NULL, &xb);
+	clang_getFileLocation(clang_getRangeStart(r), &fa, NULL, NULL, &sa);
+	clang_getFileLocation(clang_getRangeEnd(r), &fb, NULL, NULL, &sb);
 	if (!fa || !fb || !clang_File_isEqual(fa, w->file) || !clang_File_isEqual(fb, w->file) ||
-	    !clang_File_isEqual(ea, w->file) || !clang_File_isEqual(eb, w->file) || sa != xa ||
-	    sb != xb || sb < sa || sb > w->len)
+	    sb < sa || sb > w->len)
 		return -1;
 	*start = sa;
 	*end = sb;
@@ -154,6 +158,61 @@ static size_t tok_at(const struct rw *w, unsigned int off)
 static int tok_is(const struct rw *w, size_t i, const char *s)
 {
 	return i < w->ntoks && !strcmp(w->toks[i].s, s);
+}
+
+/* Return: the index of the token that ends at offset e, or w->ntoks. */
+static size_t tok_ending(const struct rw *w, unsigned int e)
+{
+	size_t i = tok_at(w, e);
+
+	while (i > 0 && w->toks[i - 1].end > e)
+		i--;
+	return i > 0 && w->toks[i - 1].end == e ? i - 1 : w->ntoks;
+}
+
+/* Is the text at [s, e) a token spelled `str`... at s (first) or ending at e (!first)? */
+static int text_is(const struct rw *w, unsigned int s, unsigned int e, int first, const char *str)
+{
+	size_t n = strlen(str);
+	size_t i = first ? tok_at(w, s) : tok_ending(w, e);
+
+	if (i >= w->ntoks || (first && w->toks[i].off != s))
+		return 0;
+	return w->toks[i].end - w->toks[i].off == n && !strncmp(w->src + w->toks[i].off, str, n);
+}
+
+/* The text of c is its own (not a macro's): it has the shape of c's kind. */
+static int own_text(struct rw *w, CXCursor c, unsigned int s, unsigned int e)
+{
+	CXString name;
+	int ok;
+
+	switch (clang_getCursorKind(c)) {
+	case CXCursor_ArraySubscriptExpr:
+		return text_is(w, s, e, 0, "]");
+	case CXCursor_UnaryOperator:
+		return text_is(w, s, e, 1, "*");
+	case CXCursor_MemberRefExpr:
+	case CXCursor_CallExpr: {
+		size_t i;
+
+		name = clang_getCursorSpelling(c);
+		if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+			ok =
+			    text_is(w, s, e, 1, clang_getCString(name)) && text_is(w, s, e, 0, ")");
+		} else {
+			i = tok_ending(w, e);
+			ok = text_is(w, s, e, 0, clang_getCString(name)) && i > 0 &&
+			     (tok_is(w, i - 1, ".") || tok_is(w, i - 1, "->"));
+		}
+		clang_disposeString(name);
+		return ok;
+	}
+	case CXCursor_ReturnStmt:
+		return text_is(w, s, e, 1, "return");
+	default:
+		return 1;
+	}
 }
 
 static CXCursor child(CXCursor c, unsigned int n);
@@ -337,6 +396,20 @@ static int pointer_arg(struct rw *w, CXCursor p)
 	return -1;
 }
 
+/*
+ * Return: 1 the first time the text [s, e) is wrapped, 0 after: a macro
+ * argument used twice in its expansion gives two nodes of one text, and its
+ * one wrapping is expanded twice (two records per use, one site).
+ */
+static int first_wrap(struct rw *w, unsigned int s, unsigned int e)
+{
+	int created = 0;
+
+	if (!ht_map_u64(&w->wrapped, (uint64_t)s << 32 | e, 1, &created))
+		w->err = -ENOMEM;
+	return created;
+}
+
 /* ---- sites ---- */
 
 static int new_site(struct rw *w, CXCursor at, CXType t, unsigned int kind, int arg)
@@ -434,10 +507,12 @@ static void access(struct rw *w, CXCursor c)
 		if (k == CXCursor_UnaryOperator && !strcmp(unary_op(w, p), "&"))
 			return;
 	}
-	if (extent(w, c, &s, &e)) {
+	if (extent(w, c, &s, &e) || !own_text(w, c, s, e)) {
 		w->out->skipped++;
 		return;
 	}
+	if (!first_wrap(w, s, e))
+		return;
 	if (i < 0)
 		goto load;
 	{
@@ -470,7 +545,8 @@ load:
 static void builtin_call(struct rw *w, CXCursor c, const char *name)
 {
 	int nargs = clang_Cursor_getNumArguments(c);
-	unsigned int s, e;
+	unsigned int s, e, cs, ce;
+	int own = !extent(w, c, &cs, &ce) && own_text(w, c, cs, ce);
 
 	if (!strncmp(name, "atomic_", 7) || !strncmp(name, "atom_", 5)) {
 		CXCursor p;
@@ -483,10 +559,12 @@ static void builtin_call(struct rw *w, CXCursor c, const char *name)
 		t = clang_getCanonicalType(clang_getCursorType(strip(p)));
 		if (!pointee_global(t))
 			return;
-		if (extent(w, p, &s, &e)) {
+		if (!own || extent(w, p, &s, &e)) {
 			w->out->skipped++;
 			return;
 		}
+		if (!first_wrap(w, s, e))
+			return;
 		site = new_site(w, c, clang_getPointeeType(t), HT_MEM_ATOMIC, pointer_arg(w, p));
 		if (site < 0)
 			return;
@@ -518,11 +596,13 @@ static void builtin_call(struct rw *w, CXCursor c, const char *name)
 		if (!pointee_global(t))
 			return;
 		/* the pointer is spelled twice: only when it is a plain name */
-		if (clang_getCursorKind(strip(p)) != CXCursor_DeclRefExpr ||
+		if (!own || clang_getCursorKind(strip(p)) != CXCursor_DeclRefExpr ||
 		    extent(w, off, &s, &e) || extent(w, p, &ps, &pe)) {
 			w->out->skipped++;
 			return;
 		}
+		if (!first_wrap(w, s, e))
+			return;
 		site = new_site(w, c, clang_getPointeeType(t), store ? HT_MEM_STORE : HT_MEM_LOAD,
 				pointer_arg(w, p));
 		if (site < 0)
@@ -546,8 +626,15 @@ static void program_call(struct rw *w, CXCursor c)
 {
 	unsigned int s, e;
 
-	if (extent(w, c, &s, &e) || e < 1 || w->src[e - 1] != ')') {
-		w->out->skipped++;
+	if (extent(w, c, &s, &e) || !own_text(w, c, s, e)) {
+		CXString n = clang_getCursorSpelling(c);
+
+		/* the callee gains a parameter: a call we cannot extend would not build */
+		snprintf(w->out->error, sizeof w->out->error,
+			 "cannot instrument the call of '%s' in '%s': it is spelled inside a macro",
+			 clang_getCString(n), w->fn_name ? w->fn_name : "?");
+		clang_disposeString(n);
+		w->err = -EINVAL;
 		return;
 	}
 	add_ins(w, e - 1, 0, 1, 0, "%sht_mt", clang_Cursor_getNumArguments(c) > 0 ? ", " : "");
@@ -615,7 +702,7 @@ static void walk(struct rw *w, CXCursor c)
 			unsigned int s, e;
 			size_t t;
 
-			if (extent(w, c, &s, &e)) {
+			if (extent(w, c, &s, &e) || !own_text(w, c, s, e)) {
 				w->out->skipped++;
 				break;
 			}
@@ -1019,6 +1106,7 @@ out:
 	free(w.ins);
 	free(w.toks);
 	free(w.fns);
+	ht_map_release(&w.wrapped);
 	free(store);
 	if (w.tu)
 		clang_disposeTranslationUnit(w.tu);
