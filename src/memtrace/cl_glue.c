@@ -240,7 +240,7 @@ static int build_twin(struct program *r, const char *kernel, unsigned int *lanes
 	ndev /= sizeof devs[0];
 	HT_CL_REAL(clGetDeviceInfo)(devs[0], CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
 	*lanes = cu;
-	ch = ht_mt_channel(cu, HT_MT_STAGE_MAX);
+	ch = ht_mt_channel(cu, HT_MT_STAGE_MAX, NULL, NULL);
 	if (!ch) {
 		warn_program(r, kernel, "no channel (HETRACE_MEMTRACE_BUFFER too small?)");
 		return -1;
@@ -628,7 +628,7 @@ static void *channel_ptr(cl_device_id dev, unsigned int lanes, const char *kerne
 		if (nok < 16)
 			ok[nok++] = dev;
 	}
-	ch = ht_mt_channel(lanes, HT_MT_STAGE_MAX);
+	ch = ht_mt_channel(lanes, HT_MT_STAGE_MAX, NULL, NULL);
 	return ch ? ch->mem : NULL;
 }
 

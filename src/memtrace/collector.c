@@ -56,6 +56,7 @@ static struct {
 	int dead; /* a fork child: the channel and thread are the parent's */
 	struct ht_mt_chan chan;
 	int have_chan;
+	void *(*alloc)(size_t, void *); /* where the channel's memory came from */
 	struct ht_stream *stream;
 	int stream_failed;
 	struct launch launch[HT_MT_SLOTS];
@@ -135,16 +136,20 @@ static struct ht_stream *stream_locked(void)
 	return M.stream;
 }
 
-HT_EXPORT struct ht_mt_chan *ht_mt_channel(unsigned int lanes, uint32_t min_cap)
+HT_EXPORT struct ht_mt_chan *ht_mt_channel(unsigned int lanes, uint32_t min_cap,
+					   void *(*alloc)(size_t bytes, void *arg), void *arg)
 {
 	struct ht_mt_chan *c = NULL;
 
 	ht_mt_config_get();
 	pthread_mutex_lock(&M.lock);
 	if (M.have_chan) {
-		c = min_cap <= M.chan.cap ? &M.chan : NULL;
-		if (!c)
+		if (M.alloc != alloc)
+			errno = EBUSY;
+		else if (min_cap > M.chan.cap)
 			errno = ENOSPC;
+		else
+			c = &M.chan;
 	} else if (M.cfg.on && !M.dead) {
 		uint32_t nbins, cap;
 		void *mem;
@@ -155,9 +160,10 @@ HT_EXPORT struct ht_mt_chan *ht_mt_channel(unsigned int lanes, uint32_t min_cap)
 			goto out;
 		}
 		size = (ht_mt_chan_size(nbins, cap) + 4095) & ~(size_t)4095;
-		mem = aligned_alloc(4096, size);
+		mem = alloc ? alloc(size, arg) : aligned_alloc(4096, size);
 		if (!mem || ht_mt_chan_init(&M.chan, mem, nbins, cap, M.cfg.block)) {
-			free(mem);
+			if (!alloc)
+				free(mem);
 			errno = ENOMEM;
 			goto out;
 		}
@@ -165,6 +171,7 @@ HT_EXPORT struct ht_mt_chan *ht_mt_channel(unsigned int lanes, uint32_t min_cap)
 			M.free[s] = HT_MT_SLOTS - 1 - s;
 		M.nfree = HT_MT_SLOTS;
 		M.have_chan = 1;
+		M.alloc = alloc;
 		c = &M.chan;
 	} else {
 		errno = ENODEV;

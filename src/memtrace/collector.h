@@ -59,9 +59,13 @@ const struct ht_mt_config *ht_mt_config_get(void);
 /*
  * The process's channel, created on first use with bins for `lanes`
  * parallel producers and at least `min_cap` records a bin (the largest
- * group a producer reserves at once). Return: the channel, or NULL (errno).
+ * group a producer reserves at once), in memory from alloc(bytes, arg)
+ * (NULL: ordinary memory, for devices that work in host memory; CUDA
+ * passes pinned host memory). Never freed. Return: the channel, or NULL
+ * with errno (EBUSY: it exists in memory from another allocator).
  */
-struct ht_mt_chan *ht_mt_channel(unsigned int lanes, uint32_t min_cap);
+struct ht_mt_chan *ht_mt_channel(unsigned int lanes, uint32_t min_cap,
+				 void *(*alloc)(size_t bytes, void *arg), void *arg);
 
 /*
  * Describes an instrumented module (an OpenCL program build, a CUDA

@@ -15,8 +15,15 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ht-memtrace-$case_.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export POCL_DEVICES=${POCL_DEVICES:-basic}
 export POCL_KERNEL_CACHE=1
-[ -x "$bin/hetrace-cl-rewrite" ] || { echo "no OpenCL C rewriter (libclang-14-dev): skipped"; exit 77; }
-"$prog" queries >/dev/null 2>&1 || { echo "no OpenCL device: skipped"; exit 77; }
+if [ "$case_" = cuda_gpu ]; then
+	if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q GPU; then
+		echo "no GPU: skipped"
+		exit 77
+	fi
+else
+	[ -x "$bin/hetrace-cl-rewrite" ] || { echo "no OpenCL C rewriter (libclang-14-dev): skipped"; exit 77; }
+	"$prog" queries >/dev/null 2>&1 || { echo "no OpenCL device: skipped"; exit 77; }
+fi
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -176,6 +183,27 @@ queries)
 	grep -q "kernel 'viamacro' runs untraced.*the call of 'put'" "$work/queries.err" || fail "the warning: $(cat "$work/queries.err")"
 	report_json queries
 	check queries "eq(('viamacro', 0) in m, False, 'viamacro untraced')"
+	;;
+cuda_gpu)
+	# the Compute Sanitizer part: exact counts of a known kernel (sites are instruction
+	# offsets; buffers are the allocations live at launch, in the order made)
+	REC="--memory-access --mode block" same cuda "$bin/mt_cuda_prog"
+	grep -q "out\[4095\] 8190.0, counts 256 256 256 256" "$work/cuda.out" || fail "results: $(cat "$work/cuda.out")"
+	report_json cuda
+	check cuda "
+unit = [x for x in r['memory_access'] if x['kernel'] == 'unit']
+eq(sum(x['reads'] for x in unit), 4096, 'unit loads')
+eq(sum(x['writes'] for x in unit), 4096, 'unit stores')
+eq(sum(x['atomics'] for x in unit), 0, 'unit atomics')
+eq(m[('unit', 0)]['reads'], 4096, 'loads of the first allocation (in)')
+eq(m[('unit', 1)]['writes'], 4096, 'stores to the second (out)')
+eq(m[('unit', 0)]['strides'], {'4': 4096 - 4096 // 32}, 'unit stride')
+eq(m[('unit', 0)]['sectors_per_access'], 4.0, 'coalesced: 4 sectors per warp')
+cnt = [x for x in r['memory_access'] if x['kernel'] == 'count']
+eq(sum(x['atomics'] for x in cnt), 1024, 'count atomics')
+eq(sum(x['out_of_bounds'] for x in r['memory_access']), 0, 'out of bounds')
+eq(t['dropped'], 0, 'dropped')
+"
 	;;
 *)
 	fail "unknown case $case_"
