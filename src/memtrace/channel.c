@@ -139,19 +139,6 @@ void ht_mt_rec_encode(uint32_t *w, const struct ht_mt_rec *r)
 	w[5] = (uint32_t)r->item | (uint32_t)r->size << 16 | (uint32_t)r->kind << 24;
 }
 
-void ht_mt_rec_decode(const uint32_t *words, uint32_t i, struct ht_mt_rec *r)
-{
-	const uint32_t *w = words + (size_t)i * (HT_MT_REC_SIZE / 4);
-
-	r->addr = (uint64_t)w[1] << 32 | w[0];
-	r->slot = w[2];
-	r->group = w[3];
-	r->site = w[4];
-	r->item = (uint16_t)(w[5] & HT_MT_ITEM_MASK);
-	r->size = (uint8_t)(w[5] >> 16);
-	r->kind = (uint8_t)(w[5] >> 24);
-}
-
 /* Step 1 in bin b. Return: the first reserved record, or -1 (closed, or closed now: full). */
 static int64_t reserve_in(struct ht_mt_chan *c, uint32_t b, uint32_t n)
 {

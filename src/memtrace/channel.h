@@ -99,8 +99,19 @@ uint64_t ht_mt_chan_slot_take(struct ht_mt_chan *c, uint32_t slot);
 /* The address buffer argument i (< HT_MT_SLOT_ARGS) had in launch slot s, 0 if not seen. */
 uint64_t ht_mt_chan_slot_arg(const struct ht_mt_chan *c, uint32_t slot, unsigned int i);
 
-/* Decodes record i of a batch. */
-void ht_mt_rec_decode(const uint32_t *words, uint32_t i, struct ht_mt_rec *r);
+/* Decodes record i of a batch (inline: the collector's sink runs it per record). */
+static inline void ht_mt_rec_decode(const uint32_t *words, uint32_t i, struct ht_mt_rec *r)
+{
+	const uint32_t *w = words + (size_t)i * (HT_MT_REC_SIZE / 4);
+
+	r->addr = (uint64_t)w[1] << 32 | w[0];
+	r->slot = w[2];
+	r->group = w[3];
+	r->site = w[4];
+	r->item = (uint16_t)(w[5] & HT_MT_ITEM_MASK);
+	r->size = (uint8_t)(w[5] >> 16);
+	r->kind = (uint8_t)(w[5] >> 24);
+}
 /* Encodes r into 6 words. */
 void ht_mt_rec_encode(uint32_t *words, const struct ht_mt_rec *r);
 

@@ -11,7 +11,12 @@
  * append their records to a staging block in local memory; the lane that
  * fills the block reserves room for all of it at once (one CAS for up to
  * HT_MT_STAGE records), copies it into the bin and acknowledges it; the
- * last lane to leave the kernel does the same with what is left. A lane
+ * last lane to leave the kernel does the same with what is left. The
+ * staging counters are plain increments: one thread runs the work-group's
+ * items in turn, and the dependence through w->n keeps the work-item loop
+ * from being vectorised. (Measured on this VM, PoCL basic device, saxpy
+ * over 1M floats: a local atomic_inc per access and per exit cost 37 ns an
+ * access, plain increments 12; a locked instruction costs ~20 ns here.) A lane
  * therefore only waits for room (block mode) before its group's
  * reservation is made, never while one is held: the invariant of
  * channel.c. (On a device whose lanes of a work-group run concurrently
@@ -104,7 +109,7 @@ static const char code[] =
     "{\n"
     "\tif (!w->on)\n"
     "\t\treturn;\n"
-    "\tuint i = atomic_inc(&w->n);\n"
+    "\tuint i = w->n++;\n"
     "\tulong a = (ulong)p;\n"
     "\t__local uint *r = w->rec + i * 6;\n"
     "\tr[0] = (uint)a;\n"
@@ -121,7 +126,7 @@ static const char code[] =
     /* every work-item at every way out of the kernel: the last one flushes the rest */
     "void ht_mt_end(__local struct ht_mt_wg *w)\n"
     "{\n"
-    "\tif (atomic_inc(&w->done) == w->items - 1 && w->n) {\n"
+    "\tif (w->done++ == w->items - 1 && w->n) {\n"
     "\t\tht_mt_flush(w, w->n);\n"
     "\t\tw->n = 0;\n"
     "\t}\n"
