@@ -10,6 +10,7 @@
 #define HT_MEMTRACE_ANALYSIS_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "analysis/trace.h"
 #include "common/map.h"
@@ -65,5 +66,13 @@ void ht_mem_report_release(struct ht_mem_report *r);
 /* The row's strides, most frequent first (at most max): keys in s, counts in n. Return: count. */
 unsigned int ht_mem_row_strides(const struct ht_mem_row *row, int64_t *s, uint64_t *n,
 				unsigned int max);
+
+/*
+ * The view's "memory" key (",\"memory\":[...],\"memory_dropped\":N", view_mem.c):
+ * counts and heat maps per kernel and buffer argument, kernel names as ids
+ * from intern(arg, name). Return: 0, or < 0 with err filled (nothing written).
+ */
+int ht_mem_view_json(FILE *f, struct ht_trace *t, uint32_t (*intern)(void *, const char *),
+		     void *arg, struct ht_read_error *err);
 
 #endif

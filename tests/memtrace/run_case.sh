@@ -177,6 +177,44 @@ eq(m[('unit', 0)]['reads'], $N // 4, '1 work-group in 4')
 eq(t['records'] % 64, 0, 'whole work-groups')
 "
 	;;
+view)
+	# the view's heat maps: the "memory" key of the page's data, and the details of a
+	# kernel selected as a click would (#kernel=NAME) in headless Chromium
+	chromium=$(command -v chromium || true)
+	[ -n "$chromium" ] || { echo "no chromium: skipped"; exit 77; }
+	record view --memory-access --mode block -- "$prog" patterns $N
+	"$ht" view "$work/view" -o "$work/v.html" 2>"$work/view.err" || fail "view failed: $(cat "$work/view.err")"
+	python3 - "$work/v.html" "$N" <<'EOF' || fail "the view's memory data"
+import json, re, sys
+d = json.loads(re.search(r'id="ht-data">(.*?)</script>', open(sys.argv[1]).read(), re.S).group(1))
+N, S = int(sys.argv[2]), d["strings"]
+m = {(S[x["kernel"]], x["arg"]): x for x in d["memory"]}
+def eq(a, b, what):
+    if a != b:
+        sys.exit("FAIL: %s: got %r, expected %r" % (what, a, b))
+u0, u1 = m[("unit", 0)], m[("unit", 1)]
+eq((u0["reads"], u0["writes"], u0["buffer"]), (N, 0, 8 * N), "unit argument 0")
+# x has 2N floats, unit reads the first N: the first half of the 64 buckets, N / 32 each
+eq(u0["heat"][0::2], [N // 32] * 32 + [0] * 32, "unit argument 0 loads per bucket")
+eq(u0["heat"][1::2], [0] * 64, "unit argument 0 stores per bucket")
+eq(u1["heat"][1::2], [N // 64] * 64, "unit argument 1 stores per bucket")
+eq(u1["heat"][0::2], [0] * 64, "unit argument 1 loads per bucket")
+eq(sum(m[("atomics", 0)]["heat"][0::2]), N, "atomics in the heat map")
+eq(len(m), 11, "rows")
+EOF
+	timeout 50 "$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--no-first-run --disable-component-update --disable-sync --user-data-dir="$work/chrome" \
+		--dump-dom "file://$work/v.html#kernel=stride2" >"$work/dom.html" 2>"$work/dom.log" ||
+		fail "chromium failed: $(tail -3 "$work/dom.log")"
+	grep -q 'data-ready="1"' "$work/dom.html" || fail "the page's script did not finish"
+	details=$(grep -o '<div id="details">.*' "$work/dom.html" | sed 's,</div>,\n,g')
+	for want in "argument 0: 4,096 loads, 0 stores, 0 atomics in 1 launch(es) of a 32.00 KiB buffer" \
+		"argument 1: 0 loads, 4,096 stores, 0 atomics in 1 launch(es) of a 16.00 KiB buffer"; do
+		grep -qF "$want" <<<"$details" || fail "the details of stride2 lack '$want': $details"
+	done
+	[ "$(grep -o '<div class="heat"' <<<"$details" | wc -l)" = 2 ] || fail "two heat maps expected: $details"
+	[ "$(grep -o '<span title="bytes' <<<"$details" | wc -l)" = 128 ] || fail "64 buckets per heat map expected"
+	;;
 queries)
 	# what the program asks about its program and kernels; the program whose helper is
 	# called through a macro runs untraced, with one warning
