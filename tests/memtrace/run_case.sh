@@ -179,7 +179,7 @@ eq(t['records'] % 64, 0, 'whole work-groups')
 	;;
 view)
 	# the view's heat maps: the "memory" key of the page's data, and the details of a
-	# kernel selected as a click would (#kernel=NAME) in headless Chromium
+	# kernel selected as a click would (#kernel=NAME) in headless Chromium; the exports
 	chromium=$(command -v chromium || true)
 	[ -n "$chromium" ] || { echo "no chromium: skipped"; exit 77; }
 	record view --memory-access --mode block -- "$prog" patterns $N
@@ -214,6 +214,14 @@ EOF
 	done
 	[ "$(grep -o '<div class="heat"' <<<"$details" | wc -l)" = 2 ] || fail "two heat maps expected: $details"
 	[ "$(grep -o '<span title="bytes' <<<"$details" | wc -l)" = 128 ] || fail "64 buckets per heat map expected"
+	# the exports draw no memory records and must not trip over them
+	for fmt in perfetto chrome ctf; do
+		"$ht" export "$work/view" --format $fmt -o "$work/x.$fmt" 2>"$work/x.err" ||
+			fail "export --format $fmt of a trace with memory records: $(cat "$work/x.err")"
+	done
+	python3 -c "import json, sys; json.load(open(sys.argv[1]))" "$work/x.chrome" || fail "chrome export: not JSON"
+	babeltrace2 "$work/x.ctf" >/dev/null 2>"$work/x.bt.err" && [ ! -s "$work/x.bt.err" ] ||
+		fail "babeltrace2 on the ctf export: $(head -3 "$work/x.bt.err")"
 	;;
 queries)
 	# what the program asks about its program and kernels; the program whose helper is
