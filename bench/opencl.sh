@@ -17,8 +17,12 @@
 # saxpy, two loads and a store per work-item, MT_N floats), untraced and under
 # `record --memory-access --mode block` (every access recorded, none
 # dropped), runs interleaved; memtrace_kernel_x is the ratio of the median
-# launch + clFinish times, records_per_s the accesses a traced launch moved
-# through the channel into the trace per second. Every traced run's trace is
+# launch + clFinish times, memtrace_cpu_x that of the process's CPU time
+# over the launch (the consumer thread's included: on a loaded machine the
+# long traced launches wait for a CPU more often than the short untraced
+# ones, which inflates the wall-clock ratio, not this one), records_per_s
+# the accesses a traced launch moved through the channel into the trace per
+# second and cpu_ns_per_access the CPU time tracing adds per access. Every traced run's trace is
 # checked to hold all its accesses. A third configuration, instr, records one
 # work-group in 100000 (--memory-access-sample): the instrumented kernel's own
 # cost with next to nothing through the channel; memtrace_instr_x is its ratio.
@@ -73,15 +77,18 @@ b, t = v[("base", "memtrace_kernel_ns")], v[("trace", "memtrace_kernel_ns")]
 i = v[("instr", "memtrace_kernel_ns")]
 acc = v[("base", "accesses_per_launch")][0]
 mb, mt, mi = statistics.median(b), statistics.median(t), statistics.median(i)
+cb, ct = (statistics.median(v[(c, "memtrace_kernel_cpu_ns")]) for c in ("base", "trace"))
 print("memtrace: saxpy over %d floats, %d accesses a launch; ns per launch + clFinish, "
       "median [min-max] of %d runs" % (n, acc, reps))
 print("  untraced %12.0f [%.0f-%.0f]" % (mb, min(b), max(b)))
 print("  instr    %12.0f [%.0f-%.0f]" % (mi, min(i), max(i)))
 print("  traced   %12.0f [%.0f-%.0f]" % (mt, min(t), max(t)))
-print("opencl-bench-memtrace: memtrace_kernel_x=%.1f records_per_s=%.3g ns_per_access=%.1f "
-      "memtrace_instr_x=%.1f base_kernel_ns=%.0f traced_kernel_ns=%.0f "
-      "(basic device, %d floats, block mode)" % (
-          mt / mb, acc / mt * 1e9, (mt - mb) / acc, mi / mb, mb, mt, n))
+print("  CPU time: untraced %.0f, traced %.0f" % (cb, ct))
+print("opencl-bench-memtrace: memtrace_kernel_x=%.1f memtrace_cpu_x=%.1f records_per_s=%.3g "
+      "ns_per_access=%.1f cpu_ns_per_access=%.1f memtrace_instr_x=%.1f base_kernel_ns=%.0f "
+      "traced_kernel_ns=%.0f (basic device, %d floats, block mode)" % (
+          mt / mb, ct / cb, acc / mt * 1e9, (mt - mb) / acc, (ct - cb) / acc, mi / mb, mb, mt,
+          n))
 EOF
 }
 if [ "${ONLY:-}" = memtrace ]; then

@@ -2,9 +2,12 @@
  * Memory-access tracing cost (bench/opencl.sh's memtrace line): a
  * memory-bound kernel, y[i] = a * x[i] + y[i] (two loads and a store per
  * work-item, nothing else), launched ITER times over N floats; prints the
- * median nanoseconds of one launch + clFinish and the accesses it makes.
- * Run untraced and under `hetrace record --memory-access --mode block`
- * (every access recorded), the ratio is the slowdown.
+ * median nanoseconds of one launch + clFinish, wall-clock and CPU time of
+ * the whole process (the consumer thread's included; on a loaded machine a
+ * long launch waits for a CPU more often than a short one, CPU time does
+ * not), and the accesses it makes. Run untraced and under `hetrace record
+ * --memory-access --mode block` (every access recorded), the ratio is the
+ * slowdown.
  *
  *   mt_bench N ITER
  */
@@ -21,11 +24,11 @@ static const char *source = "__kernel void saxpy(float a, __global const float *
 			    "\ty[i] = a * x[i] + y[i];\n"
 			    "}\n";
 
-static double now_ns(void)
+static double now_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
@@ -50,8 +53,9 @@ int main(int argc, char **argv)
 	cl_mem x, y;
 	float a = 2.0f, *host = malloc(n * sizeof *host);
 	double *t = malloc((size_t)(iter > 0 ? iter : 1) * sizeof *t);
+	double *cpu = malloc((size_t)(iter > 0 ? iter : 1) * sizeof *cpu);
 
-	if (!host || !t || iter < 1 || clGetPlatformIDs(1, &plat, NULL) ||
+	if (!host || !t || !cpu || iter < 1 || clGetPlatformIDs(1, &plat, NULL) ||
 	    clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL))
 		return 1;
 	for (size_t i = 0; i < n; i++)
@@ -71,14 +75,17 @@ int main(int argc, char **argv)
 	clEnqueueNDRangeKernel(q, k, 1, NULL, &n, &local, 0, NULL, NULL);
 	clFinish(q);
 	for (int i = 0; i < iter; i++) {
-		double t0 = now_ns();
+		double t0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
 
 		clEnqueueNDRangeKernel(q, k, 1, NULL, &n, &local, 0, NULL, NULL);
 		clFinish(q);
-		t[i] = now_ns() - t0;
+		t[i] = now_ns(CLOCK_MONOTONIC) - t0;
+		cpu[i] = now_ns(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	}
 	qsort(t, (size_t)iter, sizeof *t, cmp);
+	qsort(cpu, (size_t)iter, sizeof *cpu, cmp);
 	printf("memtrace_kernel_ns %.0f\n", t[iter / 2]);
+	printf("memtrace_kernel_cpu_ns %.0f\n", cpu[iter / 2]);
 	printf("accesses_per_launch %zu\n", 3 * n);
 	printf("launches %d\n", iter + 1);
 	clReleaseMemObject(x);
@@ -89,5 +96,6 @@ int main(int argc, char **argv)
 	clReleaseContext(ctx);
 	free(host);
 	free(t);
+	free(cpu);
 	return 0;
 }
