@@ -13,7 +13,22 @@
 # recorded and unrecorded blocks of ~1 ms alternate, so slow phases of the
 # machine hit both sides alike). Not pass/fail.
 #
-#   bench/opencl.sh BUILD_DIR        (REPS=7 SCALE=1 by default; basic device: 10 x SCALE)
+# The memtrace line: memory-access tracing of a memory-bound kernel (mt_bench:
+# saxpy, two loads and a store per work-item, MT_N floats), untraced and under
+# `record --memory-access --mode block` (every access recorded, none
+# dropped), runs interleaved; memtrace_kernel_x is the ratio of the median
+# launch + clFinish times, memtrace_cpu_x that of the process's CPU time
+# over the launch (the consumer thread's included: on a loaded machine the
+# long traced launches wait for a CPU more often than the short untraced
+# ones, which inflates the wall-clock ratio, not this one), records_per_s
+# the accesses a traced launch moved through the channel into the trace per
+# second and cpu_ns_per_access the CPU time tracing adds per access. Every traced run's trace is
+# checked to hold all its accesses. A third configuration, instr, records one
+# work-group in 100000 (--memory-access-sample): the instrumented kernel's own
+# cost with next to nothing through the channel; memtrace_instr_x is its ratio.
+#
+#   bench/opencl.sh BUILD_DIR        (REPS=7 SCALE=1 MT_N=262144 by default;
+#                                     basic device: 10 x SCALE; ONLY=memtrace: that line alone)
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 reps=${REPS:-7}
@@ -26,6 +41,60 @@ if [ ! -x "$bench" ] || [ ! -f "$lib/libhetrace-opencl.so" ]; then
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/ht-opencl-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+
+memtrace() { # the memtrace line (see above)
+	local mt=$build/bin/mt_bench n=${MT_N:-262144} iter=5 r want got
+	if [ ! -x "$mt" ] || [ ! -x "$build/bin/hetrace-cl-rewrite" ]; then
+		echo "opencl-bench-memtrace: not run ($mt or the OpenCL C rewriter not built)"
+		return 0
+	fi
+	POCL_DEVICES=basic "$mt" "$n" 1 >/dev/null # warm PoCL's kernel cache
+	for r in $(seq 1 "$reps"); do
+		POCL_DEVICES=basic "$mt" "$n" "$iter" >"$work/mt.base.$r"
+		POCL_DEVICES=basic "$build/bin/hetrace" record -q -o "$work/tdir.mt.$r" --memory-access \
+			--memory-access-sample 100000 --mode block -- "$mt" "$n" "$iter" >"$work/mt.instr.$r"
+		rm -rf "$work/tdir.mt.$r"
+		POCL_DEVICES=basic "$build/bin/hetrace" record -q -o "$work/tdir.mt.$r" --memory-access \
+			--mode block -- "$mt" "$n" "$iter" >"$work/mt.trace.$r"
+		want=$((3 * n * (iter + 1)))
+		got=$("$build/bin/hetrace" info "$work/tdir.mt.$r" | sed -n 's/.* mem_access \([0-9]*\).*/\1/p' | head -1)
+		rm -rf "$work/tdir.mt.$r"
+		if [ "$got" != "$want" ]; then
+			echo "opencl-bench-memtrace: run $r recorded ${got:-no} accesses of $want" >&2
+			return 1
+		fi
+	done
+	/usr/bin/env python3 - "$work" "$reps" "$n" <<'EOF'
+import glob, os, statistics, sys
+work, reps, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+v = {}
+for c in ("base", "instr", "trace"):
+    for f in glob.glob(os.path.join(work, "mt.%s.*" % c)):
+        for line in open(f):
+            k, x = line.split()
+            v.setdefault((c, k), []).append(float(x))
+b, t = v[("base", "memtrace_kernel_ns")], v[("trace", "memtrace_kernel_ns")]
+i = v[("instr", "memtrace_kernel_ns")]
+acc = v[("base", "accesses_per_launch")][0]
+mb, mt, mi = statistics.median(b), statistics.median(t), statistics.median(i)
+cb, ct = (statistics.median(v[(c, "memtrace_kernel_cpu_ns")]) for c in ("base", "trace"))
+print("memtrace: saxpy over %d floats, %d accesses a launch; ns per launch + clFinish, "
+      "median [min-max] of %d runs" % (n, acc, reps))
+print("  untraced %12.0f [%.0f-%.0f]" % (mb, min(b), max(b)))
+print("  instr    %12.0f [%.0f-%.0f]" % (mi, min(i), max(i)))
+print("  traced   %12.0f [%.0f-%.0f]" % (mt, min(t), max(t)))
+print("  CPU time: untraced %.0f, traced %.0f" % (cb, ct))
+print("opencl-bench-memtrace: memtrace_kernel_x=%.1f memtrace_cpu_x=%.1f records_per_s=%.3g "
+      "ns_per_access=%.1f cpu_ns_per_access=%.1f memtrace_instr_x=%.1f base_kernel_ns=%.0f "
+      "traced_kernel_ns=%.0f (basic device, %d floats, block mode)" % (
+          mt / mb, ct / cb, acc / mt * 1e9, (mt - mb) / acc, (ct - cb) / acc, mi / mb, mb, mt,
+          n))
+EOF
+}
+if [ "${ONLY:-}" = memtrace ]; then
+	memtrace
+	exit
+fi
 
 run() { # run CONFIG DEVICE REP
 	local out=$work/$1.$2.$3 scale=$scale
@@ -126,3 +195,4 @@ print("\nopencl-bench: preload_ns=%.1f trace_sync_ns=%.1f trace_read4k_ns=%.1f "
       "trace_kernel_ns=%.1f" % (sync_pre, sync_tr, d("read_4KiB", "trace"),
                                 d("kernel_finish", "trace")))
 EOF
+memtrace

@@ -114,15 +114,18 @@ HOOKS = {
         "call": "ht_cl_ext_address(NULL, func_name, 0)", "always": True},
     "clGetExtensionFunctionAddressForPlatform": {
         "call": "ht_cl_ext_address(platform, func_name, 1)", "always": True},
-    "clCreateKernel": {"post": "ht_cl_kernel_created(ret, kernel_name);"},
+    "clCreateKernel": {"post": "ht_cl_kernel_created(ret, kernel_name);\n"
+                               "\tht_cl_mt_kernel_created(ret, program, kernel_name);"},
     # "seen": the call reads the clock after completing commands; its end shares that read
     "clFinish": {"call": "ht_cl_finish(command_queue, &ht_seen)", "seen": "ht_seen"},
     "clWaitForEvents": {"post": "ht_cl_collect_all();"},
     "clReleaseCommandQueue": {"pre": "ht_cl_collect_queue(command_queue);"},
-    "clReleaseContext": {"pre": "ht_cl_collect_all();"},
+    "clReleaseContext": {"pre": "ht_cl_collect_all();\n\tht_cl_mt_context_release(context);"},
     "clReleaseMemObject": {"pre": "ht_cl_collect_all();"},
     "clGetContextInfo": {"pre": "if (param_name == CL_CONTEXT_REFERENCE_COUNT)\n"
-                                "\t\tht_cl_collect_all();"},
+                                "\t\tht_cl_collect_all();",
+                         "post": "ht_cl_mt_context_info(context, param_name, param_value_size, "
+                                 "param_value, ret);"},
     "clGetMemObjectInfo": {"pre": "if (param_name == CL_MEM_REFERENCE_COUNT)\n"
                                   "\t\tht_cl_collect_all();"},
     "clGetKernelInfo": {"pre": "if (param_name == CL_KERNEL_REFERENCE_COUNT)\n"
@@ -130,15 +133,34 @@ HOOKS = {
     "clGetProgramInfo": {"pre": "if (param_name == CL_PROGRAM_REFERENCE_COUNT)\n"
                                 "\t\tht_cl_collect_all();"},
     "clEnqueueNDRangeKernel": {
+        "call": "ht_cl_mt_ndrange(command_queue, kernel, work_dim, global_work_offset, "
+                "global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, "
+                "ht_evp, c.corr)",
         "extra": "ht_cl_cmd_kernel(&c, kernel, work_dim, global_work_size, local_work_size);",
         "args": "command_queue:h,kernel:h,name:s,work_dim:u,global0:u,global1:u,global2:u,"
                 "local0:u,local1:u,local2:u,event:h,corr:u",
         "vals": ["command_queue", "kernel", "c.name", "work_dim", "c.global[0]", "c.global[1]",
                  "c.global[2]", "c.local[0]", "c.local[1]", "c.local[2]", "ht_ev", "c.corr"]},
-    "clEnqueueTask": {"extra": "ht_cl_cmd_kernel(&c, kernel, 0, NULL, NULL);",
+    "clEnqueueTask": {"call": "ht_cl_mt_task(command_queue, kernel, num_events_in_wait_list, "
+                              "event_wait_list, ht_evp, c.corr)",
+                      "extra": "ht_cl_cmd_kernel(&c, kernel, 0, NULL, NULL);",
                       "args": "command_queue:h,kernel:h,name:s,event:h,corr:u",
                       "vals": ["command_queue", "kernel", "c.name", "ht_ev", "c.corr"]},
     "clEnqueueNativeKernel": {"extra": "ht_cl_cmd_native(&c);"},
+    # memory-access tracing (src/memtrace/cl_glue.h): programs, kernels and their arguments
+    "clCreateProgramWithSource": {
+        "post": "ht_cl_mt_program_source(ret, context, count, strings, lengths);"},
+    "clBuildProgram": {"post": "ht_cl_mt_program_built(program, options, ret);"},
+    "clCreateKernelsInProgram": {
+        "post": "ht_cl_mt_kernels_created(program, num_kernels, kernels, num_kernels_ret, ret);"},
+    "clCloneKernel": {"post": "ht_cl_mt_kernel_cloned(ret, source_kernel);"},
+    "clSetKernelArg": {"post": "ht_cl_mt_kernel_arg(kernel, arg_index, arg_size, arg_value, ret);"},
+    "clSetKernelArgSVMPointer": {"post": "ht_cl_mt_kernel_arg_svm(kernel, arg_index, arg_value, ret);"},
+    "clSetKernelExecInfo": {
+        "post": "ht_cl_mt_kernel_exec_info(kernel, param_name, param_value_size, param_value, "
+                "ret);"},
+    "clReleaseKernel": {"pre": "ht_cl_mt_kernel_release(kernel);"},
+    "clReleaseProgram": {"pre": "ht_cl_mt_program_release(program);"},
 }
 
 # Roles (fntable.h) the analyses use instead of names.

@@ -12,6 +12,7 @@ pkgs=(
 	lttng-tools liblttng-ust-dev
 	libotf2-trace-dev otf2-tools
 	protobuf-compiler
+	libclang-14-dev
 	chromium
 	libsqlite3-dev sqlite3
 )

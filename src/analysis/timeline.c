@@ -766,6 +766,90 @@ static int pop_frame(struct ht_tl_stream *s, uint32_t id, int region, uint64_t *
 	return 0;
 }
 
+/* A memory-access event (events.def's device memory accesses) as its HT_TL_MEM_* record. */
+static int mem_event(struct ht_timeline *tl, unsigned int si, const struct ht_evref *e,
+		     const uint8_t *q, int *have)
+{
+	struct ht_tl_record *r = &tl->rec;
+	const struct ht_proc_info *pi = tl->streams[si].pi;
+	union ht_ev_any u;
+
+	if (tl->opts.skip & (1u << (HT_TL_MEM_SITE + (e->id - HT_EV_MEM_SITE))))
+		return 0;
+	memset(&r->mem, 0, sizeof r->mem);
+	switch (e->id) {
+	case HT_EV_MEM_ACCESS:
+		if (ht_ev_mem_access_get(&u.mem_access, q, e->size) < 0)
+			return 0;
+		base(r, HT_TL_MEM_ACCESS, tl, si, e->ts);
+		r->corr = u.mem_access.corr;
+		r->mem.addr = u.mem_access.addr;
+		r->mem.group = u.mem_access.group;
+		r->mem.item = u.mem_access.item;
+		r->mem.site = u.mem_access.site;
+		r->mem.size = u.mem_access.size;
+		r->mem.kind = u.mem_access.kind;
+		break;
+	case HT_EV_MEM_SITE:
+		if (ht_ev_mem_site_get(&u.mem_site, q, e->size) < 0)
+			return 0;
+		base(r, HT_TL_MEM_SITE, tl, si, e->ts);
+		r->name = ht_proc_string(pi, u.mem_site.kernel);
+		r->mem.module = u.mem_site.module;
+		r->mem.site = u.mem_site.site;
+		r->mem.arg = u.mem_site.arg;
+		r->mem.kind = u.mem_site.kind;
+		r->mem.size = u.mem_site.size;
+		r->mem.line = u.mem_site.line;
+		r->mem.col = u.mem_site.col;
+		break;
+	case HT_EV_MEM_LAUNCH:
+		if (ht_ev_mem_launch_get(&u.mem_launch, q, e->size) < 0)
+			return 0;
+		base(r, HT_TL_MEM_LAUNCH, tl, si, e->ts);
+		r->corr = u.mem_launch.corr;
+		r->name_id = u.mem_launch.kernel;
+		r->name = ht_proc_string(pi, u.mem_launch.kernel);
+		memcpy(r->global, u.mem_launch.global, sizeof r->global);
+		memcpy(r->local, u.mem_launch.local, sizeof r->local);
+		r->mem.module = u.mem_launch.module;
+		r->mem.sample = u.mem_launch.sample;
+		break;
+	case HT_EV_MEM_ARG:
+		if (ht_ev_mem_arg_get(&u.mem_arg, q, e->size) < 0)
+			return 0;
+		base(r, HT_TL_MEM_ARG, tl, si, e->ts);
+		r->corr = u.mem_arg.corr;
+		r->mem.arg = (int32_t)u.mem_arg.arg;
+		r->mem.base = u.mem_arg.base;
+		r->mem.bytes = u.mem_arg.size;
+		break;
+	case HT_EV_MEM_LAUNCH_END:
+		if (ht_ev_mem_launch_end_get(&u.mem_launch_end, q, e->size) < 0)
+			return 0;
+		base(r, HT_TL_MEM_END, tl, si, e->ts);
+		r->corr = u.mem_launch_end.corr;
+		r->mem.records = u.mem_launch_end.records;
+		r->mem.dropped = u.mem_launch_end.dropped;
+		if (r->mem.dropped) {
+			struct ht_tl_record lost;
+
+			base(&lost, HT_TL_LOST, tl, si, e->ts);
+			lost.tid = 0;
+			lost.cmd_kind = HT_LOST_MEMORY_ACCESS;
+			lost.value = (double)r->mem.dropped;
+			if (out_push(tl, r) || out_push(tl, &lost))
+				return nomem(tl);
+			return 0;
+		}
+		break;
+	default:
+		return 0;
+	}
+	*have = 1;
+	return 0;
+}
+
 /*
  * Turns one event into records: tl->rec (*have set) and/or the out queue.
  * A payload its class's decoder refuses cannot occur: the pipeline walked
@@ -784,6 +868,8 @@ static int take(struct ht_timeline *tl, unsigned int si, const struct ht_evref *
 		if (e->id == HT_EV_DEVICE_COMMAND &&
 		    ht_ev_device_command_get(&u.device_command, q, e->size) >= 0)
 			return device_command(tl, si, e->ts, &u.device_command, have);
+		if (e->id >= HT_EV_MEM_SITE && e->id <= HT_EV_MEM_LAUNCH_END)
+			return mem_event(tl, si, e, q, have);
 		if (e->id == HT_EV_CLOCK_PAIR && tl->opts.meta &&
 		    ht_ev_clock_pair_get(&u.clock_pair, q, e->size) >= 0) {
 			base(r, HT_TL_CLOCK_PAIR, tl, si, e->ts);

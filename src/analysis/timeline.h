@@ -72,6 +72,20 @@ enum ht_tl_kind {
 			     host_before = its host time, queued = its device time mapped */
 	HT_TL_DEFINITION, /* a string, function, device, queue or process definition (the
 			     timeline resolves them itself): ts, name = the event class */
+	/*
+	 * Device memory accesses (src/memtrace), from a process's device-memory
+	 * stream, in its order: a module's sites before the launches that use
+	 * them; per launch its MEM_LAUNCH and MEM_ARGs before its accesses and
+	 * its MEM_END after them. Fields in r->mem; corr links a launch to its
+	 * enqueue and device command.
+	 */
+	HT_TL_MEM_SITE,	  /* name = the function holding it; mem: module, site, arg, kind,
+			     size, line, col */
+	HT_TL_MEM_LAUNCH, /* corr, name = the kernel, global, local; mem: module, sample */
+	HT_TL_MEM_ARG,	  /* corr; mem: arg, base, bytes (0: unknown) */
+	HT_TL_MEM_ACCESS, /* corr; mem: addr, group, item, site, size, kind */
+	HT_TL_MEM_END,	  /* corr; mem: records, dropped (also given as an HT_TL_LOST of
+			     kind HT_LOST_MEMORY_ACCESS when not 0) */
 };
 
 enum ht_tl_arg_type {
@@ -129,6 +143,13 @@ struct ht_tl_record {
 	uint64_t collected;   /* unknown) <= QUEUED, END <= when it was seen complete */
 	uint64_t global[3], local[3];
 	struct ht_tl_arg args[HT_TL_ARGS];
+	/* memory-access records only (HT_TL_MEM_*): other records leave these unset */
+	struct {
+		uint64_t addr, base, bytes, records, dropped;
+		uint32_t module, site, group, item, line, col, sample;
+		int32_t arg;
+		uint8_t kind, size;
+	} mem;
 };
 
 struct ht_tl_device; /* per (process, device): clock map */

@@ -90,6 +90,9 @@ static void print_process(const struct ht_trace_process *p, const struct ht_proc
 		       (unsigned long long)s->lost[HT_LOST_DEVICE_RECORD]);
 	if (s->lost[HT_LOST_OS_RECORD])
 		printf(", %llu OS records", (unsigned long long)s->lost[HT_LOST_OS_RECORD]);
+	if (s->lost[HT_LOST_MEMORY_ACCESS])
+		printf(", %llu memory accesses dropped (the channel was full: --mode block waits)",
+		       (unsigned long long)s->lost[HT_LOST_MEMORY_ACCESS]);
 	printf("\n  size        %.1f KiB, %llu strings\n", (double)s->bytes / 1024,
 	       (unsigned long long)s->strings);
 	for (unsigned int i = 0; i < s->ndevices; i++) {

@@ -30,6 +30,7 @@
 #include "os/percpu.h"
 #include "core/notice.h"
 #include "ring/ring.h"
+#include "memtrace/cli.h"
 
 static const char usage[] =
 	"usage: hetrace record [options] [--] COMMAND [ARGS...]\n"
@@ -46,6 +47,13 @@ static const char usage[] =
 	"      --clock CLOCK     tsc (default where invariant) or monotonic\n"
 	"      --os, --no-os     record OS scheduling of the traced threads (default: on\n"
 	"                        where the kernel permits)\n"
+	"      --memory-access[=GLOB]\n"
+	"                        record every global-memory load, store and atomic of\n"
+	"                        the kernels whose name matches GLOB (default: all)\n"
+	"      --memory-access-sample N\n"
+	"                        record the accesses of 1 work-group in N\n"
+	"      --memory-access-buffer SIZE\n"
+	"                        the device-visible channel they pass through (default 8M)\n"
 	"  -q, --quiet           no summary line\n";
 
 static volatile sig_atomic_t child_pid;
@@ -326,9 +334,13 @@ int ht_cmd_record(int argc, char **argv)
 		{"buffer", required_argument, 0, 'b'}, {"clock", required_argument, 0, 'c'},
 		{"quiet", no_argument, 0, 'q'},	       {"help", no_argument, 0, 'h'},
 		{"os", no_argument, 0, 'O'},	       {"no-os", no_argument, 0, 'N'},
+		{"memory-access", optional_argument, 0, 'M'},
+		{"memory-access-sample", required_argument, 0, 'S'},
+		{"memory-access-buffer", required_argument, 0, 'B'},
 		{0, 0, 0, 0},
 	};
 	const char *out = NULL, *api = NULL, *mode = NULL, *buffer = NULL, *clock = NULL;
+	const char *mem = NULL, *mem_sample = NULL, *mem_buffer = NULL;
 	char defdir[64], libdir[PATH_MAX], absdir[PATH_MAX], bad[64];
 	int force = 0, quiet = 0, os = 1, opt, dfd, created, pipefd[2], status, code;
 	double hz = 0;
@@ -373,6 +385,15 @@ int ht_cmd_record(int argc, char **argv)
 		case 'N':
 			os = 0;
 			break;
+		case 'M':
+			mem = optarg && *optarg ? optarg : "*";
+			break;
+		case 'S':
+			mem_sample = optarg;
+			break;
+		case 'B':
+			mem_buffer = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -399,6 +420,8 @@ int ht_cmd_record(int argc, char **argv)
 					      "not '%s'",
 					      buffer);
 	}
+	if (ht_memtrace_options(mem, mem_sample, mem_buffer))
+		return 2;
 	if (clock && strcmp(clock, "tsc") && strcmp(clock, "monotonic"))
 		return ht_usage_error("record", "--clock must be tsc or monotonic, not '%s'", clock);
 	if (api && !valid_api_list(api, bad, sizeof bad))
@@ -478,6 +501,7 @@ int ht_cmd_record(int argc, char **argv)
 		unsetenv("HETRACE_OS");
 	else
 		setenv("HETRACE_OS", "0", 1);
+	ht_memtrace_setenv(mem, mem_sample, mem_buffer, libdir);
 	/*
 	 * Ring mode: the traced threads publish packets, this process writes
 	 * them; its doorbell in the trace directory is what turns rings on.

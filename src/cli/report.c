@@ -15,8 +15,20 @@
 #include "analysis/escape.h"
 #include "analysis/report.h"
 #include "cli/cli.h"
+#include "memtrace/cli.h"
 
 enum fmt { TEXT, CSV, JSON };
+
+/* Device memory accesses (src/memtrace): their section of the report, in each format. */
+static void memory_access(enum fmt fmt, const struct ht_mem_report *m)
+{
+	if (fmt == TEXT)
+		ht_mem_report_text(stdout, m);
+	else if (fmt == CSV)
+		ht_mem_report_csv(stdout, m);
+	else
+		ht_mem_report_json(stdout, m);
+}
 
 static const char *quality_name(enum ht_sync_quality q)
 {
@@ -432,7 +444,7 @@ static void json_num(double v)
 		printf("%.3f", v);
 }
 
-static void json_report(const char *dir, struct ht_report *r)
+static void json_report(const char *dir, struct ht_report *r, const struct ht_mem_report *mem)
 {
 	printf("{\"trace\":");
 	ht_json_str(stdout, dir);
@@ -535,6 +547,7 @@ static void json_report(const char *dir, struct ht_report *r)
 	}
 	printf("]}");
 	json_critical_path(&r->cp);
+	memory_access(JSON, mem);
 	printf("}\n");
 }
 
@@ -682,6 +695,7 @@ int ht_cmd_report(int argc, char **argv)
 	enum fmt fmt = TEXT;
 	struct ht_trace *t;
 	struct ht_report r;
+	struct ht_mem_report mem;
 	struct ht_read_error err = {0};
 	int rc;
 
@@ -744,6 +758,8 @@ int ht_cmd_report(int argc, char **argv)
 				strcmp(err.file, dir) ? err.file : "",
 				strcmp(err.file, dir) ? ": " : "", err.msg);
 	rc = ht_report_compute(t, &r, &err);
+	if (!rc)
+		rc = ht_mem_report_compute(t, &mem, &err);
 	if (rc) {
 		ht_read_error_print(dir, &err);
 		ht_report_release(&r);
@@ -755,7 +771,10 @@ int ht_cmd_report(int argc, char **argv)
 	else if (fmt == CSV)
 		csv_report(&r);
 	else
-		json_report(dir, &r);
+		json_report(dir, &r, &mem);
+	if (fmt != JSON)
+		memory_access(fmt, &mem);
+	ht_mem_report_release(&mem);
 	ht_report_release(&r);
 	ht_trace_close(t);
 	if (fflush(stdout) || ferror(stdout))

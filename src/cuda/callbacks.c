@@ -40,6 +40,14 @@ static pthread_mutex_t capture_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t capturing[CAPTURES];
 static unsigned int ncapturing; /* read without the lock on the fast path */
 
+/* The correlation id of the outermost call open on this thread (memory-access tracing). */
+static __thread uint32_t enter_corr;
+
+uint64_t ht_cuda_current_corr(void)
+{
+	return enter_corr;
+}
+
 /* Runtime calls open on this thread, innermost last. */
 static __thread struct {
 	unsigned int depth;
@@ -147,6 +155,8 @@ static void runtime_call(CUpti_CallbackId cbid, const CUpti_CallbackData *cd)
 	unsigned int n;
 
 	if (cd->callbackSite == CUPTI_API_ENTER) {
+		if (!rt.depth)
+			enter_corr = cd->correlationId;
 		if (rt.depth < NEST_MAX)
 			rt.corr[rt.depth] = cd->correlationId;
 		rt.depth++;
@@ -178,6 +188,7 @@ static void driver_call(CUpti_CallbackId cbid, const CUpti_CallbackData *cd)
 		return;
 	}
 	if (cd->callbackSite == CUPTI_API_ENTER) {
+		enter_corr = cd->correlationId;
 		ht_emit_api_begin(fn);
 		return;
 	}

@@ -19,6 +19,7 @@
 #include "cuda/api.h"
 #include "cuda/inject.h"
 #include "hetrace/hetrace.h"
+#include "memtrace/cuda_sanitizer.h"
 
 #define BUFFER_SIZE	(4u << 20) /* per CUPTI activity buffer (Kineto: 4 MB) */
 #define FLUSH_PERIOD_MS 200	   /* CUPTI hands over complete buffers this often */
@@ -220,6 +221,7 @@ static void setup(void)
 	atexit(at_exit);
 	__atomic_store_n(&ht_cuda.active, 1, __ATOMIC_RELEASE);
 	note_clock(c);
+	ht_mt_cuda_init(ht_cuda_current_corr); /* --memory-access: the Compute Sanitizer part */
 }
 
 /*

@@ -26,6 +26,8 @@ void CUPTIAPI ht_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUpt
 
 /* Derives what each API callback must do from the function tables (once, before subscribing). */
 void ht_cuda_callbacks_setup(void);
+/* The correlation id of the outermost API call open on this thread (0: none yet). */
+uint64_t ht_cuda_current_corr(void);
 
 /* Hands every buffer CUPTI holds to the translator (FORCED: also incomplete ones). */
 void ht_cuda_flush(int forced);

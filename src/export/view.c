@@ -22,6 +22,7 @@
 #include "export/view_model.h"
 #include "export/view_page.h"
 #include "format/format.h"
+#include "memtrace/analysis.h"
 
 #define TOP_ROWS  25
 #define TOP_BLAME 12
@@ -53,6 +54,11 @@ static uint32_t sid(struct out *o, const char *s)
 		return 0;
 	}
 	return (uint32_t)id;
+}
+
+static uint32_t sid_cb(void *o, const char *s)
+{
+	return sid(o, s);
 }
 
 static void write_slices(struct out *o, const struct ht_view_track *t)
@@ -330,10 +336,12 @@ static void write_critical_path(struct out *o, const struct ht_critpath *cp)
 	fputs("]}", f);
 }
 
-static void write_data(struct out *o, struct ht_report *r)
+static int write_data(struct out *o, struct ht_report *r, struct ht_trace *t,
+		      struct ht_read_error *err)
 {
 	struct ht_view_model *m = o->m;
 	FILE *f = o->f;
+	int rc;
 
 	fprintf(f,
 		"{\"version\":1,\"t0\":%" PRIu64 ",\"span\":%" PRIu64 ",\"aggregated\":%d"
@@ -350,7 +358,10 @@ static void write_data(struct out *o, struct ht_report *r)
 	write_procs(o, r);
 	write_report(o, r);
 	write_critical_path(o, &r->cp);
-	/* last: the tracks and the report above add to it */
+	rc = ht_mem_view_json(f, t, sid_cb, o, err); /* memory accesses: heat maps */
+	if (rc < 0)
+		return rc;
+	/* last: the tracks, the report and the heat maps above add to it */
 	fputs(",\"strings\":[", f);
 	for (uint32_t i = 0; i < m->nstr; i++) {
 		if (i)
@@ -358,6 +369,7 @@ static void write_data(struct out *o, struct ht_report *r)
 		ht_json_str(f, m->str[i]);
 	}
 	fputs("]}", f);
+	return 0;
 }
 
 int ht_view_html(struct ht_trace *t, FILE *f, struct ht_read_error *err)
@@ -378,7 +390,9 @@ int ht_view_html(struct ht_trace *t, FILE *f, struct ht_read_error *err)
 	for (const char *const *l = ht_view_page_head; *l; l++)
 		fputs(*l, f);
 	fputs("<script type=\"application/json\" id=\"ht-data\">", f);
-	write_data(&o, &r);
+	rc = write_data(&o, &r, t, err);
+	if (rc < 0)
+		goto out;
 	fputs("</script>\n", f);
 	for (const char *const *l = ht_view_page_tail; *l; l++)
 		fputs(*l, f);

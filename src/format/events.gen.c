@@ -18,7 +18,7 @@ const char *const ht_anchor_kind_names[HT_ANCHOR_KIND_COUNT + 1] = {
 };
 
 const char *const ht_lost_kind_names[HT_LOST_KIND_COUNT + 1] = {
-	"device_timestamp", "device_record", "os_record", "no_stream",
+	"device_timestamp", "device_record", "os_record", "no_stream", "memory_access",
 	NULL,
 };
 
@@ -59,6 +59,11 @@ const char *const ht_arg_type_names[HT_FA_TYPE_COUNT + 1] = {
 
 const char *const ht_arg_role_names[HT_AR_ROLE_COUNT + 1] = {
 	"none", "corr", "blocking", "queue", "bytes", "kernel", "device", "event", "result",
+	NULL,
+};
+
+const char *const ht_mem_kind_names[HT_MEM_KIND_COUNT + 1] = {
+	"load", "store", "atomic",
 	NULL,
 };
 
@@ -474,6 +479,124 @@ static long get_clock_pair(void *e, const uint8_t *p, size_t n)
 	return ht_ev_clock_pair_get(e, p, n);
 }
 
+static const struct ht_field fields_mem_site[] = {
+	{"module", HT_T_U32, NULL, offsetof(struct ht_ev_mem_site, module), 0, 0, 0},
+	{"site", HT_T_U32, NULL, offsetof(struct ht_ev_mem_site, site), 0, 0, 0},
+	{"kernel", HT_T_STRID, NULL, offsetof(struct ht_ev_mem_site, kernel), 0, 0, 0},
+	{"arg", HT_T_I32, NULL, offsetof(struct ht_ev_mem_site, arg), 0, 0, 0},
+	{"kind", HT_T_ENUM8, ht_mem_kind_names, offsetof(struct ht_ev_mem_site, kind), 0, 0, 0},
+	{"size", HT_T_U8, NULL, offsetof(struct ht_ev_mem_site, size), 0, 0, 0},
+	{"line", HT_T_U32, NULL, offsetof(struct ht_ev_mem_site, line), 0, 0, 0},
+	{"col", HT_T_U32, NULL, offsetof(struct ht_ev_mem_site, col), 0, 0, 0},
+};
+
+static size_t size_mem_site(const void *e)
+{
+	return ht_ev_mem_site_size(e);
+}
+
+static uint8_t *put_mem_site(uint8_t *p, const void *e)
+{
+	return ht_ev_mem_site_put(p, e);
+}
+
+static long get_mem_site(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_mem_site_get(e, p, n);
+}
+
+static const struct ht_field fields_mem_launch[] = {
+	{"corr", HT_T_U64, NULL, offsetof(struct ht_ev_mem_launch, corr), 0, 0, 0},
+	{"module", HT_T_U32, NULL, offsetof(struct ht_ev_mem_launch, module), 0, 0, 0},
+	{"kernel", HT_T_STRID, NULL, offsetof(struct ht_ev_mem_launch, kernel), 0, 0, 0},
+	{"global", HT_T_U64X3, NULL, offsetof(struct ht_ev_mem_launch, global), 0, 0, 0},
+	{"local", HT_T_U64X3, NULL, offsetof(struct ht_ev_mem_launch, local), 0, 0, 0},
+	{"sample", HT_T_U32, NULL, offsetof(struct ht_ev_mem_launch, sample), 0, 0, 0},
+};
+
+static size_t size_mem_launch(const void *e)
+{
+	return ht_ev_mem_launch_size(e);
+}
+
+static uint8_t *put_mem_launch(uint8_t *p, const void *e)
+{
+	return ht_ev_mem_launch_put(p, e);
+}
+
+static long get_mem_launch(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_mem_launch_get(e, p, n);
+}
+
+static const struct ht_field fields_mem_arg[] = {
+	{"corr", HT_T_U64, NULL, offsetof(struct ht_ev_mem_arg, corr), 0, 0, 0},
+	{"arg", HT_T_U32, NULL, offsetof(struct ht_ev_mem_arg, arg), 0, 0, 0},
+	{"base", HT_T_HEX64, NULL, offsetof(struct ht_ev_mem_arg, base), 0, 0, 0},
+	{"size", HT_T_U64, NULL, offsetof(struct ht_ev_mem_arg, size), 0, 0, 0},
+};
+
+static size_t size_mem_arg(const void *e)
+{
+	return ht_ev_mem_arg_size(e);
+}
+
+static uint8_t *put_mem_arg(uint8_t *p, const void *e)
+{
+	return ht_ev_mem_arg_put(p, e);
+}
+
+static long get_mem_arg(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_mem_arg_get(e, p, n);
+}
+
+static const struct ht_field fields_mem_access[] = {
+	{"corr", HT_T_U64, NULL, offsetof(struct ht_ev_mem_access, corr), 0, 0, 0},
+	{"addr", HT_T_HEX64, NULL, offsetof(struct ht_ev_mem_access, addr), 0, 0, 0},
+	{"group", HT_T_U32, NULL, offsetof(struct ht_ev_mem_access, group), 0, 0, 0},
+	{"item", HT_T_U32, NULL, offsetof(struct ht_ev_mem_access, item), 0, 0, 0},
+	{"site", HT_T_U32, NULL, offsetof(struct ht_ev_mem_access, site), 0, 0, 0},
+	{"size", HT_T_U8, NULL, offsetof(struct ht_ev_mem_access, size), 0, 0, 0},
+	{"kind", HT_T_ENUM8, ht_mem_kind_names, offsetof(struct ht_ev_mem_access, kind), 0, 0, 0},
+};
+
+static size_t size_mem_access(const void *e)
+{
+	return ht_ev_mem_access_size(e);
+}
+
+static uint8_t *put_mem_access(uint8_t *p, const void *e)
+{
+	return ht_ev_mem_access_put(p, e);
+}
+
+static long get_mem_access(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_mem_access_get(e, p, n);
+}
+
+static const struct ht_field fields_mem_launch_end[] = {
+	{"corr", HT_T_U64, NULL, offsetof(struct ht_ev_mem_launch_end, corr), 0, 0, 0},
+	{"records", HT_T_U64, NULL, offsetof(struct ht_ev_mem_launch_end, records), 0, 0, 0},
+	{"dropped", HT_T_U64, NULL, offsetof(struct ht_ev_mem_launch_end, dropped), 0, 0, 0},
+};
+
+static size_t size_mem_launch_end(const void *e)
+{
+	return ht_ev_mem_launch_end_size(e);
+}
+
+static uint8_t *put_mem_launch_end(uint8_t *p, const void *e)
+{
+	return ht_ev_mem_launch_end_put(p, e);
+}
+
+static long get_mem_launch_end(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_mem_launch_end_get(e, p, n);
+}
+
 static const struct ht_event_class classes_thread[] = {
 	{HT_EV_STRING_DEF, "string_def", fields_string_def, 2, sizeof(struct ht_ev_string_def), 0, size_string_def, put_string_def, get_string_def,
 	 "a string of the process's string table (ids from 1), before its first use"},
@@ -516,6 +639,16 @@ static const struct ht_event_class classes_device[] = {
 	 "a command of a device queue with its device times, written when seen complete"},
 	{HT_EV_CLOCK_PAIR, "clock_pair", fields_clock_pair, 4, sizeof(struct ht_ev_clock_pair), 21, size_clock_pair, put_clock_pair, get_clock_pair,
 	 "a host time paired with a device time (pair_kind says how they relate)"},
+	{HT_EV_MEM_SITE, "mem_site", fields_mem_site, 8, sizeof(struct ht_ev_mem_site), 26, size_mem_site, put_mem_site, get_mem_site,
+	 "an instrumented global-memory access site of a kernel (before any access that names it)"},
+	{HT_EV_MEM_LAUNCH, "mem_launch", fields_mem_launch, 6, sizeof(struct ht_ev_mem_launch), 68, size_mem_launch, put_mem_launch, get_mem_launch,
+	 "a launch of an instrumented kernel (before its accesses)"},
+	{HT_EV_MEM_ARG, "mem_arg", fields_mem_arg, 4, sizeof(struct ht_ev_mem_arg), 28, size_mem_arg, put_mem_arg, get_mem_arg,
+	 "a buffer bound to an argument of an instrumented launch (before its accesses)"},
+	{HT_EV_MEM_ACCESS, "mem_access", fields_mem_access, 7, sizeof(struct ht_ev_mem_access), 30, size_mem_access, put_mem_access, get_mem_access,
+	 "one global-memory access of a work-item"},
+	{HT_EV_MEM_LAUNCH_END, "mem_launch_end", fields_mem_launch_end, 3, sizeof(struct ht_ev_mem_launch_end), 24, size_mem_launch_end, put_mem_launch_end, get_mem_launch_end,
+	 "the launch's accesses are all written (or were dropped)"},
 };
 
 const struct ht_event_class *const ht_format_classes[HT_SC_COUNT] = {

@@ -52,6 +52,7 @@ enum ht_lost_kind {
 	HT_LOST_DEVICE_RECORD = 1,
 	HT_LOST_OS_RECORD = 2,
 	HT_LOST_NO_STREAM = 3,
+	HT_LOST_MEMORY_ACCESS = 4,
 	HT_LOST_KIND_COUNT
 };
 extern const char *const ht_lost_kind_names[HT_LOST_KIND_COUNT + 1];
@@ -128,6 +129,14 @@ enum ht_arg_role {
 };
 extern const char *const ht_arg_role_names[HT_AR_ROLE_COUNT + 1];
 
+enum ht_mem_kind {
+	HT_MEM_LOAD = 0,
+	HT_MEM_STORE = 1,
+	HT_MEM_ATOMIC = 2,
+	HT_MEM_KIND_COUNT
+};
+extern const char *const ht_mem_kind_names[HT_MEM_KIND_COUNT + 1];
+
 enum ht_fn_role {
 	HT_ROLE_LAUNCH = 1u << 0,
 	HT_ROLE_TRANSFER = 1u << 1,
@@ -169,6 +178,11 @@ enum ht_thread_event {
 enum ht_device_event {
 	HT_EV_DEVICE_COMMAND = 0,
 	HT_EV_CLOCK_PAIR = 1,
+	HT_EV_MEM_SITE = 2,
+	HT_EV_MEM_LAUNCH = 3,
+	HT_EV_MEM_ARG = 4,
+	HT_EV_MEM_ACCESS = 5,
+	HT_EV_MEM_LAUNCH_END = 6,
 	HT_EV_DEVICE_COUNT
 };
 
@@ -1001,6 +1015,267 @@ static inline long ht_ev_clock_pair_get(struct ht_ev_clock_pair *e, const uint8_
 	return 21;
 }
 
+/* hetrace:mem_site (device stream, id 2): an instrumented global-memory access site of a kernel (before any access that names it) */
+struct ht_ev_mem_site {
+	uint32_t module; /* the instrumented kernel (one per program build and kernel, or CUDA function) */
+	uint32_t site; /* the site's number in its module (CUDA: the instruction's offset) */
+	uint32_t kernel;
+	int32_t arg; /* the kernel argument the pointer comes from, -1 when not known statically */
+	uint8_t kind;
+	uint8_t size; /* bytes per access */
+	uint32_t line; /* source line, 0 if unknown */
+	uint32_t col;
+};
+#define ht_ev_mem_site_id HT_EV_MEM_SITE
+#define HT_EV_MEM_SITE_SIZE 26
+#define HT_OFF_MEM_SITE_MODULE 0
+#define HT_OFF_MEM_SITE_SITE 4
+#define HT_OFF_MEM_SITE_KERNEL 8
+#define HT_OFF_MEM_SITE_ARG 12
+#define HT_OFF_MEM_SITE_KIND 16
+#define HT_OFF_MEM_SITE_SIZE 17
+#define HT_OFF_MEM_SITE_LINE 18
+#define HT_OFF_MEM_SITE_COL 22
+
+static inline size_t ht_ev_mem_site_size(const struct ht_ev_mem_site *e)
+{
+	(void)e;
+	return 26;
+}
+
+/* Writes the payload at p (ht_ev_mem_site_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_mem_site_put(uint8_t *p, const struct ht_ev_mem_site *e)
+{
+	p = ht_fput_u32(p, e->module);
+	p = ht_fput_u32(p, e->site);
+	p = ht_fput_u32(p, e->kernel);
+	p = ht_fput_u32(p, (uint32_t)e->arg);
+	p = ht_fput_u8(p, e->kind);
+	p = ht_fput_u8(p, e->size);
+	p = ht_fput_u32(p, e->line);
+	p = ht_fput_u32(p, e->col);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_mem_site_get(struct ht_ev_mem_site *e, const uint8_t *p, size_t n)
+{
+	if (n < 26)
+		return -1;
+	e->module = ht_le32(p + 0);
+	e->site = ht_le32(p + 4);
+	e->kernel = ht_le32(p + 8);
+	e->arg = (int32_t)ht_le32(p + 12);
+	e->kind = p[16];
+	e->size = p[17];
+	e->line = ht_le32(p + 18);
+	e->col = ht_le32(p + 22);
+	return 26;
+}
+
+/* hetrace:mem_launch (device stream, id 3): a launch of an instrumented kernel (before its accesses) */
+struct ht_ev_mem_launch {
+	uint64_t corr; /* the correlation id of its enqueue call and device command */
+	uint32_t module;
+	uint32_t kernel;
+	uint64_t global[3];
+	uint64_t local[3];
+	uint32_t sample; /* accesses of 1 work-group in N are recorded */
+};
+#define ht_ev_mem_launch_id HT_EV_MEM_LAUNCH
+#define HT_EV_MEM_LAUNCH_SIZE 68
+#define HT_OFF_MEM_LAUNCH_CORR 0
+#define HT_OFF_MEM_LAUNCH_MODULE 8
+#define HT_OFF_MEM_LAUNCH_KERNEL 12
+#define HT_OFF_MEM_LAUNCH_GLOBAL 16
+#define HT_OFF_MEM_LAUNCH_LOCAL 40
+#define HT_OFF_MEM_LAUNCH_SAMPLE 64
+
+static inline size_t ht_ev_mem_launch_size(const struct ht_ev_mem_launch *e)
+{
+	(void)e;
+	return 68;
+}
+
+/* Writes the payload at p (ht_ev_mem_launch_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_mem_launch_put(uint8_t *p, const struct ht_ev_mem_launch *e)
+{
+	p = ht_fput_u64(p, e->corr);
+	p = ht_fput_u32(p, e->module);
+	p = ht_fput_u32(p, e->kernel);
+	p = ht_fput_u64x3(p, e->global);
+	p = ht_fput_u64x3(p, e->local);
+	p = ht_fput_u32(p, e->sample);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_mem_launch_get(struct ht_ev_mem_launch *e, const uint8_t *p, size_t n)
+{
+	if (n < 68)
+		return -1;
+	e->corr = ht_le64(p + 0);
+	e->module = ht_le32(p + 8);
+	e->kernel = ht_le32(p + 12);
+	e->global[0] = ht_le64(p + 16);
+	e->global[1] = ht_le64(p + 24);
+	e->global[2] = ht_le64(p + 32);
+	e->local[0] = ht_le64(p + 40);
+	e->local[1] = ht_le64(p + 48);
+	e->local[2] = ht_le64(p + 56);
+	e->sample = ht_le32(p + 64);
+	return 68;
+}
+
+/* hetrace:mem_arg (device stream, id 4): a buffer bound to an argument of an instrumented launch (before its accesses) */
+struct ht_ev_mem_arg {
+	uint64_t corr;
+	uint32_t arg;
+	uint64_t base; /* the address the kernel saw */
+	uint64_t size; /* bytes, 0 if unknown */
+};
+#define ht_ev_mem_arg_id HT_EV_MEM_ARG
+#define HT_EV_MEM_ARG_SIZE 28
+#define HT_OFF_MEM_ARG_CORR 0
+#define HT_OFF_MEM_ARG_ARG 8
+#define HT_OFF_MEM_ARG_BASE 12
+#define HT_OFF_MEM_ARG_SIZE 20
+
+static inline size_t ht_ev_mem_arg_size(const struct ht_ev_mem_arg *e)
+{
+	(void)e;
+	return 28;
+}
+
+/* Writes the payload at p (ht_ev_mem_arg_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_mem_arg_put(uint8_t *p, const struct ht_ev_mem_arg *e)
+{
+	p = ht_fput_u64(p, e->corr);
+	p = ht_fput_u32(p, e->arg);
+	p = ht_fput_u64(p, e->base);
+	p = ht_fput_u64(p, e->size);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_mem_arg_get(struct ht_ev_mem_arg *e, const uint8_t *p, size_t n)
+{
+	if (n < 28)
+		return -1;
+	e->corr = ht_le64(p + 0);
+	e->arg = ht_le32(p + 8);
+	e->base = ht_le64(p + 12);
+	e->size = ht_le64(p + 20);
+	return 28;
+}
+
+/* hetrace:mem_access (device stream, id 5): one global-memory access of a work-item */
+struct ht_ev_mem_access {
+	uint64_t corr;
+	uint64_t addr;
+	uint32_t group; /* the work-group's (block's) linear id */
+	uint32_t item; /* the work-item's (thread's) linear id in its group */
+	uint32_t site;
+	uint8_t size;
+	uint8_t kind;
+};
+#define ht_ev_mem_access_id HT_EV_MEM_ACCESS
+#define HT_EV_MEM_ACCESS_SIZE 30
+#define HT_OFF_MEM_ACCESS_CORR 0
+#define HT_OFF_MEM_ACCESS_ADDR 8
+#define HT_OFF_MEM_ACCESS_GROUP 16
+#define HT_OFF_MEM_ACCESS_ITEM 20
+#define HT_OFF_MEM_ACCESS_SITE 24
+#define HT_OFF_MEM_ACCESS_SIZE 28
+#define HT_OFF_MEM_ACCESS_KIND 29
+
+static inline size_t ht_ev_mem_access_size(const struct ht_ev_mem_access *e)
+{
+	(void)e;
+	return 30;
+}
+
+/* Writes the payload at p (ht_ev_mem_access_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_mem_access_put(uint8_t *p, const struct ht_ev_mem_access *e)
+{
+	p = ht_fput_u64(p, e->corr);
+	p = ht_fput_u64(p, e->addr);
+	p = ht_fput_u32(p, e->group);
+	p = ht_fput_u32(p, e->item);
+	p = ht_fput_u32(p, e->site);
+	p = ht_fput_u8(p, e->size);
+	p = ht_fput_u8(p, e->kind);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_mem_access_get(struct ht_ev_mem_access *e, const uint8_t *p, size_t n)
+{
+	if (n < 30)
+		return -1;
+	e->corr = ht_le64(p + 0);
+	e->addr = ht_le64(p + 8);
+	e->group = ht_le32(p + 16);
+	e->item = ht_le32(p + 20);
+	e->site = ht_le32(p + 24);
+	e->size = p[28];
+	e->kind = p[29];
+	return 30;
+}
+
+/* hetrace:mem_launch_end (device stream, id 6): the launch's accesses are all written (or were dropped) */
+struct ht_ev_mem_launch_end {
+	uint64_t corr;
+	uint64_t records;
+	uint64_t dropped; /* accesses dropped when the collector could not keep up (discard mode) */
+};
+#define ht_ev_mem_launch_end_id HT_EV_MEM_LAUNCH_END
+#define HT_EV_MEM_LAUNCH_END_SIZE 24
+#define HT_OFF_MEM_LAUNCH_END_CORR 0
+#define HT_OFF_MEM_LAUNCH_END_RECORDS 8
+#define HT_OFF_MEM_LAUNCH_END_DROPPED 16
+
+static inline size_t ht_ev_mem_launch_end_size(const struct ht_ev_mem_launch_end *e)
+{
+	(void)e;
+	return 24;
+}
+
+/* Writes the payload at p (ht_ev_mem_launch_end_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_mem_launch_end_put(uint8_t *p, const struct ht_ev_mem_launch_end *e)
+{
+	p = ht_fput_u64(p, e->corr);
+	p = ht_fput_u64(p, e->records);
+	p = ht_fput_u64(p, e->dropped);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_mem_launch_end_get(struct ht_ev_mem_launch_end *e, const uint8_t *p, size_t n)
+{
+	if (n < 24)
+		return -1;
+	e->corr = ht_le64(p + 0);
+	e->records = ht_le64(p + 8);
+	e->dropped = ht_le64(p + 16);
+	return 24;
+}
+
 /* Any decoded event. */
 union ht_ev_any {
 	struct ht_ev_string_def string_def;
@@ -1022,6 +1297,11 @@ union ht_ev_any {
 	struct ht_ev_os_status os_status;
 	struct ht_ev_device_command device_command;
 	struct ht_ev_clock_pair clock_pair;
+	struct ht_ev_mem_site mem_site;
+	struct ht_ev_mem_launch mem_launch;
+	struct ht_ev_mem_arg mem_arg;
+	struct ht_ev_mem_access mem_access;
+	struct ht_ev_mem_launch_end mem_launch_end;
 };
 
 #endif

@@ -262,6 +262,8 @@ static int emit(struct ht_cl_queue *r, struct ht_cl_pending *p, int inferred, ui
 		dc->ev.host_before = 0;
 	dc->seen_raw = seen_raw;
 	ht_emit_device_command(s, dc);
+	if (ht_cl_mt_on && dc->ev.kind == HT_CMD_KERNEL)
+		ht_cl_mt_command_done(dc->ev.corr); /* memory-access tracing: the launch is over */
 	if (!have)
 		ht_emit_lost(HT_LOST_DEVICE_TIMESTAMP, 1);
 	return 1;

@@ -38,6 +38,7 @@
 #include "core/recorder.h"
 #include "hetrace/hetrace.h"
 #include "opencl/api.gen.h"
+#include "memtrace/cl_glue.h"
 
 #define HT_CL_EXPORT __attribute__((visibility("default")))
 

@@ -2739,6 +2739,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clReleaseContext(cl_context context)
 	ht_errno = errno;
 	ht_emit_api_begin(HT_FN_BASE_OPENCL + 13);
 	ht_cl_collect_all();
+	ht_cl_mt_context_release(context);
 	errno = ht_errno;
 	ret = ((ht_cl_clReleaseContext_t)ht_cl_real[13])(context);
 	ht_errno = errno;
@@ -2769,6 +2770,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_
 	ret = ((ht_cl_clGetContextInfo_t)ht_cl_real[14])(context, param_name, param_value_size, param_value, param_value_size_ret);
 	ht_errno = errno;
 	code = ret;
+	ht_cl_mt_context_info(context, param_name, param_value_size, param_value, ret);
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)context,
@@ -3436,6 +3438,7 @@ HT_CL_EXPORT cl_program CL_API_CALL clCreateProgramWithSource(cl_context context
 	ret = ((ht_cl_clCreateProgramWithSource_t)ht_cl_real[39])(context, count, strings, lengths, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
+	ht_cl_mt_program_source(ret, context, count, strings, lengths);
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)context,
@@ -3567,6 +3570,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clReleaseProgram(cl_program program)
 		return ((ht_cl_clReleaseProgram_t)ht_cl_real[44])(program);
 	ht_errno = errno;
 	ht_emit_api_begin(HT_FN_BASE_OPENCL + 44);
+	ht_cl_mt_program_release(program);
 	errno = ht_errno;
 	ret = ((ht_cl_clReleaseProgram_t)ht_cl_real[44])(program);
 	ht_errno = errno;
@@ -3595,6 +3599,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_d
 	ret = ((ht_cl_clBuildProgram_t)ht_cl_real[45])(program, num_devices, device_list, options, pfn_notify, user_data);
 	ht_errno = errno;
 	code = ret;
+	ht_cl_mt_program_built(program, options, ret);
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)program,
@@ -3810,6 +3815,7 @@ HT_CL_EXPORT cl_kernel CL_API_CALL clCreateKernel(cl_program program, const char
 	ht_errno = errno;
 	code = *ht_errp;
 	ht_cl_kernel_created(ret, kernel_name);
+	ht_cl_mt_kernel_created(ret, program, kernel_name);
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)program,
@@ -3837,6 +3843,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clCreateKernelsInProgram(cl_program program, cl_
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
+	ht_cl_mt_kernels_created(program, num_kernels, kernels, num_kernels_ret, ret);
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)program,
@@ -3865,6 +3872,7 @@ HT_CL_EXPORT cl_kernel CL_API_CALL clCloneKernel(cl_kernel source_kernel, cl_int
 	ret = ((ht_cl_clCloneKernel_t)ht_cl_real[55])(source_kernel, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
+	ht_cl_mt_kernel_cloned(ret, source_kernel);
 	{
 		const uint64_t a[2] = {
 			(uintptr_t)source_kernel,
@@ -3910,6 +3918,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clReleaseKernel(cl_kernel kernel)
 		return ((ht_cl_clReleaseKernel_t)ht_cl_real[57])(kernel);
 	ht_errno = errno;
 	ht_emit_api_begin(HT_FN_BASE_OPENCL + 57);
+	ht_cl_mt_kernel_release(kernel);
 	errno = ht_errno;
 	ret = ((ht_cl_clReleaseKernel_t)ht_cl_real[57])(kernel);
 	ht_errno = errno;
@@ -3938,6 +3947,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_ind
 	ret = ((ht_cl_clSetKernelArg_t)ht_cl_real[58])(kernel, arg_index, arg_size, arg_value);
 	ht_errno = errno;
 	code = ret;
+	ht_cl_mt_kernel_arg(kernel, arg_index, arg_size, arg_value, ret);
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)kernel,
@@ -3964,6 +3974,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel kernel, cl_ui
 	ret = ((ht_cl_clSetKernelArgSVMPointer_t)ht_cl_real[59])(kernel, arg_index, arg_value);
 	ht_errno = errno;
 	code = ret;
+	ht_cl_mt_kernel_arg_svm(kernel, arg_index, arg_value, ret);
 	{
 		const uint64_t a[2] = {
 			(uintptr_t)kernel,
@@ -3989,6 +4000,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel kernel, cl_kernel_
 	ret = ((ht_cl_clSetKernelExecInfo_t)ht_cl_real[60])(kernel, param_name, param_value_size, param_value);
 	ht_errno = errno;
 	code = ret;
+	ht_cl_mt_kernel_exec_info(kernel, param_name, param_value_size, param_value, ret);
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)kernel,
@@ -5080,7 +5092,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_
 	ht_errno = errno;
 	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 92), command_queue, event, 1);
 	errno = ht_errno;
-	ret = ((ht_cl_clEnqueueNDRangeKernel_t)ht_cl_real[92])(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, ht_evp);
+	ret = ht_cl_mt_ndrange(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, ht_evp, c.corr);
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;
@@ -5784,7 +5796,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clEnqueueTask(cl_command_queue command_queue, cl
 	ht_errno = errno;
 	ht_evp = ht_cl_cmd_begin(&c, ht_emit_api_begin(HT_FN_BASE_OPENCL + 113), command_queue, event, 1);
 	errno = ht_errno;
-	ret = ((ht_cl_clEnqueueTask_t)ht_cl_real[113])(command_queue, kernel, num_events_in_wait_list, event_wait_list, ht_evp);
+	ret = ht_cl_mt_task(command_queue, kernel, num_events_in_wait_list, event_wait_list, ht_evp, c.corr);
 	ht_errno = errno;
 	code = ret;
 	ret_ok = code == CL_SUCCESS;

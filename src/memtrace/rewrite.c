@@ -1,0 +1,1123 @@
+/*
+ * The OpenCL C rewriter (rewrite.h): libclang parses the program as the
+ * application builds it (its -D/-I/-cl-std options, OpenCL C headers of
+ * clang, a spir64 target so that address spaces and sizes are OpenCL's),
+ * and every global-memory access of every function is wrapped where it is
+ * spelled. The output is the source text with insertions only (and one
+ * deletion: a "void" parameter list), so everything else the application
+ * wrote, pragmas and macros included, stays as it was.
+ *
+ * What counts as an access: an lvalue of a __global-qualified type
+ * (a[i], *p, p->f, s[i].f, v[i] under a vector component) that is read
+ * (load), assigned (store), or both (++, --, compound assignment: a load
+ * site and a store site); the pointer argument of the atomic_* and atom_*
+ * built-ins (atomic); the pointer of vloadn/vstoren (n elements). Not: an
+ * address taken (&a[i]), an operand of sizeof, __constant and __local
+ * memory, an access spelled inside a macro's definition or arguments
+ * (counted in `skipped`: its text is not the application's at that place).
+ *
+ *   a[i] = b[i] + 1;
+ * becomes
+ *   (*({ __auto_type ht_p0 = &(a[i]); ht_mt_acc(ht_mt, ht_p0, 0u, HT_MT_INFO(sizeof(*ht_p0),
+ *   1)); ht_p0; })) = (*({ __auto_type ht_p1 = &(b[i]); ... ht_p1; })) + 1;
+ * which evaluates each operand once, keeps its type and lvalue-ness, and
+ * nests. A kernel gains two parameters after the application's
+ * (__global volatile uint *ht_mt_chan, uint ht_mt_launch), a staging block
+ * in local memory set up at its start (devcode_cl.c), the addresses of its
+ * buffer arguments noted, and ht_mt_end() before every return and at its
+ * end; every other function defined in the program gains a parameter
+ * (__local struct ht_mt_wg *ht_mt), and every call to one passes it on.
+ */
+#include <clang-c/Index.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/grow.h"
+#include "common/map.h"
+#include "format/format.h"
+#include "memtrace/rewrite.h"
+
+#ifndef HT_CLANG_INCLUDE
+#define HT_CLANG_INCLUDE "/usr/lib/llvm-14/lib/clang/14.0.6/include"
+#endif
+
+#define AS_GLOBAL 1 /* clang's address space of __global on spir64 */
+#define MAX_ARGS  128
+
+/* An insertion into the source (del: bytes of the source it replaces). */
+struct ins {
+	size_t off, del;
+	int cls;    /* at one offset: 0 closing, 1 point, 2 opening */
+	long key;   /* closing: inner (shorter) first; opening: outer (longer) first */
+	size_t seq; /* then in the order they were made */
+	char *text;
+};
+
+struct tok {
+	unsigned int off, end;
+	CXTokenKind kind;
+	char s[8]; /* the spelling's start (punctuation is short) */
+};
+
+struct fn {
+	char name[HT_MT_NAME_MAX];
+	int kernel;
+	unsigned int off; /* the declaration's start */
+};
+
+struct rw {
+	const char *src;
+	size_t len;
+	CXTranslationUnit tu;
+	CXFile file;
+	struct tok *toks;
+	size_t ntoks;
+	struct ins *ins;
+	size_t nins, capins;
+	size_t capsites, capkernels;
+	struct fn *fns;
+	size_t nfns, capfns;
+	struct ht_map wrapped; /* text ranges wrapped already (a macro argument used twice) */
+	struct ht_mt_rewrite *out;
+	/* the function being walked */
+	int in_kernel;
+	const char *fn_name;
+	CXCursor params[MAX_ARGS];
+	unsigned int nparams;
+	CXCursor stack[256];
+	unsigned int depth;
+	int err;
+};
+
+/* ---- helpers ---- */
+
+static int add_ins(struct rw *w, size_t off, size_t del, int cls, long key, const char *fmt, ...)
+{
+	va_list ap;
+	char *t;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&t, fmt, ap);
+	va_end(ap);
+	if (n < 0 || ht_grow((void **)&w->ins, &w->capins, sizeof *w->ins, w->nins + 1)) {
+		if (n >= 0)
+			free(t);
+		w->err = -ENOMEM;
+		return -ENOMEM;
+	}
+	w->ins[w->nins] =
+	    (struct ins){.off = off, .del = del, .cls = cls, .key = key, .seq = w->nins, .text = t};
+	w->nins++;
+	return 0;
+}
+
+/*
+ * The file offsets of a cursor's extent, where its text is written: a
+ * macro argument where the argument is written, anything else from a macro
+ * at the macro's use (libclang's spelling location is that too, so the
+ * callers check that the text there has the shape of the node: an access
+ * that comes from a macro's body has the macro's text, not its own).
+ * Return: 0, or -1 when it is not text of the program's file.
+ */
+static int extent(struct rw *w, CXCursor c, unsigned int *start, unsigned int *end)
+{
+	CXSourceRange r = clang_getCursorExtent(c);
+	CXFile fa, fb;
+	unsigned int sa, sb;
+
+	clang_getFileLocation(clang_getRangeStart(r), &fa, NULL, NULL, &sa);
+	clang_getFileLocation(clang_getRangeEnd(r), &fb, NULL, NULL, &sb);
+	if (!fa || !fb || !clang_File_isEqual(fa, w->file) || !clang_File_isEqual(fb, w->file) ||
+	    sb < sa || sb > w->len)
+		return -1;
+	*start = sa;
+	*end = sb;
+	return 0;
+}
+
+/* Return: the index of the first token at or after offset off. */
+static size_t tok_at(const struct rw *w, unsigned int off)
+{
+	size_t lo = 0, hi = w->ntoks;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (w->toks[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int tok_is(const struct rw *w, size_t i, const char *s)
+{
+	return i < w->ntoks && !strcmp(w->toks[i].s, s);
+}
+
+/* Return: the index of the token that ends at offset e, or w->ntoks. */
+static size_t tok_ending(const struct rw *w, unsigned int e)
+{
+	size_t i = tok_at(w, e);
+
+	while (i > 0 && w->toks[i - 1].end > e)
+		i--;
+	return i > 0 && w->toks[i - 1].end == e ? i - 1 : w->ntoks;
+}
+
+/* Is the text at [s, e) a token spelled `str`... at s (first) or ending at e (!first)? */
+static int text_is(const struct rw *w, unsigned int s, unsigned int e, int first, const char *str)
+{
+	size_t n = strlen(str);
+	size_t i = first ? tok_at(w, s) : tok_ending(w, e);
+
+	if (i >= w->ntoks || (first && w->toks[i].off != s))
+		return 0;
+	return w->toks[i].end - w->toks[i].off == n && !strncmp(w->src + w->toks[i].off, str, n);
+}
+
+/* The text of c is its own (not a macro's): it has the shape of c's kind. */
+static int own_text(struct rw *w, CXCursor c, unsigned int s, unsigned int e)
+{
+	CXString name;
+	int ok;
+
+	switch (clang_getCursorKind(c)) {
+	case CXCursor_ArraySubscriptExpr:
+		return text_is(w, s, e, 0, "]");
+	case CXCursor_UnaryOperator:
+		return text_is(w, s, e, 1, "*");
+	case CXCursor_MemberRefExpr:
+	case CXCursor_CallExpr: {
+		size_t i;
+
+		name = clang_getCursorSpelling(c);
+		if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+			ok =
+			    text_is(w, s, e, 1, clang_getCString(name)) && text_is(w, s, e, 0, ")");
+		} else {
+			i = tok_ending(w, e);
+			ok = text_is(w, s, e, 0, clang_getCString(name)) && i > 0 &&
+			     (tok_is(w, i - 1, ".") || tok_is(w, i - 1, "->"));
+		}
+		clang_disposeString(name);
+		return ok;
+	}
+	case CXCursor_ReturnStmt:
+		return text_is(w, s, e, 1, "return");
+	default:
+		return 1;
+	}
+}
+
+static CXCursor child(CXCursor c, unsigned int n);
+
+struct nth {
+	unsigned int want, seen;
+	CXCursor found;
+};
+
+static enum CXChildVisitResult nth_visit(CXCursor c, CXCursor parent, CXClientData d)
+{
+	struct nth *n = d;
+
+	(void)parent;
+	if (n->seen++ == n->want) {
+		n->found = c;
+		return CXChildVisit_Break;
+	}
+	return CXChildVisit_Continue;
+}
+
+/* Child n of c, or a null cursor. */
+static CXCursor child(CXCursor c, unsigned int n)
+{
+	struct nth x = {.want = n, .found = clang_getNullCursor()};
+
+	clang_visitChildren(c, nth_visit, &x);
+	return x.found;
+}
+
+/* Skips implicit casts, parentheses and explicit casts down to the expression beneath. */
+static CXCursor strip(CXCursor c)
+{
+	for (;;) {
+		enum CXCursorKind k = clang_getCursorKind(c);
+
+		if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr &&
+		    k != CXCursor_CStyleCastExpr)
+			return c;
+		if (k == CXCursor_CStyleCastExpr) {
+			/* its children: the type reference(s), then the operand */
+			CXCursor last = clang_getNullCursor();
+
+			for (unsigned int i = 0;; i++) {
+				CXCursor x = child(c, i);
+
+				if (clang_Cursor_isNull(x))
+					break;
+				last = x;
+			}
+			if (clang_Cursor_isNull(last))
+				return c;
+			c = last;
+			continue;
+		}
+		{
+			CXCursor x = child(c, 0);
+
+			if (clang_Cursor_isNull(x) || !clang_Cursor_isNull(child(c, 1)))
+				return c;
+			c = x;
+		}
+	}
+}
+
+static int type_global(CXType t)
+{
+	return t.kind != CXType_Invalid && clang_getAddressSpace(t) == AS_GLOBAL;
+}
+
+static int is_pointer(CXType t)
+{
+	return clang_getCanonicalType(t).kind == CXType_Pointer;
+}
+
+static int pointee_global(CXType t)
+{
+	t = clang_getCanonicalType(t);
+	return t.kind == CXType_Pointer && type_global(clang_getPointeeType(t));
+}
+
+static int is_array(CXType t)
+{
+	enum CXTypeKind k = clang_getCanonicalType(t).kind;
+
+	return k == CXType_ConstantArray || k == CXType_IncompleteArray ||
+	       k == CXType_VariableArray || k == CXType_DependentSizedArray;
+}
+
+/* The operator of a unary expression c: its first token, or the one after its operand (postfix). */
+static const char *unary_op(struct rw *w, CXCursor c)
+{
+	unsigned int s, e, os, oe;
+	CXCursor op = child(c, 0);
+	size_t i;
+
+	if (extent(w, c, &s, &e))
+		return "";
+	if (!clang_Cursor_isNull(op) && !extent(w, op, &os, &oe) && os == s) {
+		i = tok_at(w, oe);
+		return i < w->ntoks && w->toks[i].off < e ? w->toks[i].s : "";
+	}
+	i = tok_at(w, s);
+	return i < w->ntoks ? w->toks[i].s : "";
+}
+
+/* The operator token of a binary expression: the first token after its left operand. */
+static const char *binary_op(struct rw *w, CXCursor c)
+{
+	unsigned int s, e;
+	CXCursor l = child(c, 0);
+	size_t i;
+
+	if (clang_Cursor_isNull(l) || extent(w, l, &s, &e))
+		return "";
+	i = tok_at(w, e);
+	return i < w->ntoks ? w->toks[i].s : "";
+}
+
+/* Return: the parameter index of the kernel argument a pointer expression comes from, or -1. */
+static int pointer_arg(struct rw *w, CXCursor p);
+
+/* The argument an access (an lvalue cursor) reads or writes through, or -1. */
+static int access_arg(struct rw *w, CXCursor a)
+{
+	enum CXCursorKind k;
+
+	a = strip(a);
+	k = clang_getCursorKind(a);
+	if (k == CXCursor_ArraySubscriptExpr) {
+		CXCursor b = child(a, 0), i = child(a, 1);
+
+		if (!clang_Cursor_isNull(i) && is_pointer(clang_getCursorType(strip(i))) &&
+		    !is_pointer(clang_getCursorType(strip(b))))
+			b = i; /* i[a] */
+		if (is_array(clang_getCursorType(strip(b))))
+			return access_arg(w, b); /* s[i].arr[j]: through s */
+		return pointer_arg(w, b);
+	}
+	if (k == CXCursor_UnaryOperator)
+		return pointer_arg(w, child(a, 0));
+	if (k == CXCursor_MemberRefExpr) {
+		CXCursor b = child(a, 0);
+
+		if (is_pointer(clang_getCursorType(b)) || is_pointer(clang_getCursorType(strip(b))))
+			return pointer_arg(w, b);
+		return access_arg(w, b);
+	}
+	return -1;
+}
+
+static int pointer_arg(struct rw *w, CXCursor p)
+{
+	enum CXCursorKind k;
+
+	p = strip(p);
+	k = clang_getCursorKind(p);
+	if (k == CXCursor_DeclRefExpr) {
+		CXCursor d = clang_getCursorReferenced(p);
+
+		if (!w->in_kernel || clang_getCursorKind(d) != CXCursor_ParmDecl)
+			return -1;
+		for (unsigned int i = 0; i < w->nparams; i++)
+			if (clang_equalCursors(d, w->params[i]))
+				return (int)i;
+		return -1;
+	}
+	if (k == CXCursor_BinaryOperator) {
+		CXCursor l = child(p, 0), r = child(p, 1);
+
+		if (is_pointer(clang_getCursorType(strip(l))))
+			return pointer_arg(w, l);
+		if (is_pointer(clang_getCursorType(strip(r))))
+			return pointer_arg(w, r);
+		return -1;
+	}
+	if (k == CXCursor_UnaryOperator && !strcmp(unary_op(w, p), "&"))
+		return access_arg(w, child(p, 0));
+	if (k == CXCursor_ArraySubscriptExpr || k == CXCursor_MemberRefExpr)
+		return access_arg(w, p); /* an array member decayed to a pointer */
+	return -1;
+}
+
+/*
+ * Return: 1 the first time the text [s, e) is wrapped, 0 after: a macro
+ * argument used twice in its expansion gives two nodes of one text, and its
+ * one wrapping is expanded twice (two records per use, one site).
+ */
+static int first_wrap(struct rw *w, unsigned int s, unsigned int e)
+{
+	int created = 0;
+
+	if (!ht_map_u64(&w->wrapped, (uint64_t)s << 32 | e, 1, &created))
+		w->err = -ENOMEM;
+	return created;
+}
+
+/* ---- sites ---- */
+
+static int new_site(struct rw *w, CXCursor at, CXType t, unsigned int kind, int arg)
+{
+	struct ht_mt_rewrite *o = w->out;
+	struct ht_mt_site *s;
+	unsigned int line = 0, col = 0;
+	long long size = t.kind != CXType_Invalid ? clang_Type_getSizeOf(t) : -1;
+
+	if (ht_grow((void **)&o->sites, &w->capsites, sizeof *o->sites, o->nsites + 1)) {
+		w->err = -ENOMEM;
+		return -1;
+	}
+	clang_getExpansionLocation(clang_getRangeStart(clang_getCursorExtent(at)), NULL, &line,
+				   &col, NULL);
+	s = &o->sites[o->nsites];
+	memset(s, 0, sizeof *s);
+	s->id = (uint32_t)o->nsites;
+	s->arg = arg;
+	s->kind = (uint8_t)kind;
+	s->size = (uint8_t)(size < 0 ? 0 : size > 255 ? 255 : size);
+	s->line = line;
+	s->col = col;
+	snprintf(s->fn, sizeof s->fn, "%s", w->fn_name ? w->fn_name : "");
+	o->nsites++;
+	return (int)s->id;
+}
+
+/* One access a at [s, e): loads, stores or both (two sites). */
+static void wrap_access(struct rw *w, CXCursor a, unsigned int s, unsigned int e, int load,
+			int store)
+{
+	int arg = access_arg(w, a);
+	CXType t = clang_getCursorType(a);
+	int first = -1, second = -1;
+	long len = (long)(e - s);
+
+	if (load)
+		first = new_site(w, a, t, HT_MEM_LOAD, arg);
+	if (store)
+		second = new_site(w, a, t, HT_MEM_STORE, arg);
+	if (w->err)
+		return;
+	if (first < 0)
+		first = second, second = -1;
+	add_ins(w, s, 0, 2, -len, "(*({ __auto_type ht_p%d = &(", first);
+	if (second < 0)
+		add_ins(
+		    w, e, 0, 0, len,
+		    "); ht_mt_acc(ht_mt, ht_p%d, %du, HT_MT_INFO(sizeof(*ht_p%d), %d)); ht_p%d; "
+		    "}))",
+		    first, first, first, store && !load ? HT_MEM_STORE : HT_MEM_LOAD, first);
+	else
+		add_ins(
+		    w, e, 0, 0, len,
+		    "); ht_mt_acc(ht_mt, ht_p%d, %du, HT_MT_INFO(sizeof(*ht_p%d), %d)); "
+		    "ht_mt_acc(ht_mt, ht_p%d, %du, HT_MT_INFO(sizeof(*ht_p%d), %d)); ht_p%d; }))",
+		    first, first, first, HT_MEM_LOAD, first, second, first, HT_MEM_STORE, first);
+}
+
+/*
+ * A candidate access c (its type is __global and not an array): decides
+ * from its ancestors whether and how it is accessed, and wraps it.
+ */
+static void access(struct rw *w, CXCursor c)
+{
+	unsigned int s, e;
+	int i = (int)w->depth - 2; /* the parent */
+	CXCursor cur = c;
+
+	if (is_array(clang_getCursorType(c)))
+		return;
+	for (int j = i; j >= 0; j--) /* unevaluated */
+		if (clang_getCursorKind(w->stack[j]) == CXCursor_UnaryExpr)
+			return;
+	/* up through parentheses and lvalue wrappers that keep the __global lvalue (v[i].x) */
+	for (; i >= 0; i--) {
+		CXCursor p = w->stack[i];
+		enum CXCursorKind k = clang_getCursorKind(p);
+
+		if (k == CXCursor_ParenExpr ||
+		    (k == CXCursor_UnexposedExpr && type_global(clang_getCursorType(p)) &&
+		     !is_pointer(clang_getCursorType(p)))) {
+			cur = p;
+			continue;
+		}
+		break;
+	}
+	if (i >= 0) {
+		CXCursor p = w->stack[i];
+		enum CXCursorKind k = clang_getCursorKind(p);
+
+		if (k == CXCursor_MemberRefExpr && clang_equalCursors(child(p, 0), cur))
+			return; /* s[i].f: the member is the access */
+		if (k == CXCursor_UnaryOperator && !strcmp(unary_op(w, p), "&"))
+			return;
+	}
+	if (extent(w, c, &s, &e) || !own_text(w, c, s, e)) {
+		w->out->skipped++;
+		return;
+	}
+	if (!first_wrap(w, s, e))
+		return;
+	if (i < 0)
+		goto load;
+	{
+		CXCursor p = w->stack[i];
+		enum CXCursorKind k = clang_getCursorKind(p);
+		int lhs = clang_equalCursors(child(p, 0), cur);
+		const char *op;
+
+		if (k == CXCursor_CompoundAssignOperator && lhs) {
+			wrap_access(w, c, s, e, 1, 1);
+			return;
+		}
+		if (k == CXCursor_BinaryOperator && lhs && !strcmp(binary_op(w, p), "=")) {
+			wrap_access(w, c, s, e, 0, 1);
+			return;
+		}
+		if (k == CXCursor_UnaryOperator) {
+			op = unary_op(w, p);
+			if (!strcmp(op, "++") || !strcmp(op, "--")) {
+				wrap_access(w, c, s, e, 1, 1);
+				return;
+			}
+		}
+	}
+load:
+	wrap_access(w, c, s, e, 1, 0);
+}
+
+/* atomic_*, atom_*: the pointer argument, wrapped; vloadn/vstoren: the offset, wrapped. */
+static void builtin_call(struct rw *w, CXCursor c, const char *name)
+{
+	int nargs = clang_Cursor_getNumArguments(c);
+	unsigned int s, e, cs, ce;
+	int own = !extent(w, c, &cs, &ce) && own_text(w, c, cs, ce);
+
+	if (!strncmp(name, "atomic_", 7) || !strncmp(name, "atom_", 5)) {
+		CXCursor p;
+		CXType t;
+		int site;
+
+		if (nargs < 1)
+			return;
+		p = clang_Cursor_getArgument(c, 0);
+		t = clang_getCanonicalType(clang_getCursorType(strip(p)));
+		if (!pointee_global(t))
+			return;
+		if (!own || extent(w, p, &s, &e)) {
+			w->out->skipped++;
+			return;
+		}
+		if (!first_wrap(w, s, e))
+			return;
+		site = new_site(w, c, clang_getPointeeType(t), HT_MEM_ATOMIC, pointer_arg(w, p));
+		if (site < 0)
+			return;
+		add_ins(w, s, 0, 2, -(long)(e - s), "({ __auto_type ht_p%d = (", site);
+		add_ins(
+		    w, e, 0, 0, (long)(e - s),
+		    "); ht_mt_acc(ht_mt, ht_p%d, %du, HT_MT_INFO(sizeof(*ht_p%d), %d)); ht_p%d; })",
+		    site, site, site, HT_MEM_ATOMIC, site);
+		return;
+	}
+	{
+		int store = !strncmp(name, "vstore", 6), n;
+		const char *digits = name + 5 + store;
+		char *end;
+		CXCursor off, p;
+		CXType t;
+		int site;
+		unsigned int ps, pe;
+
+		if (strncmp(name, "vload", 5) && !store)
+			return;
+		n = (int)strtol(digits, &end, 10);
+		if (*end || !(n == 2 || n == 3 || n == 4 || n == 8 || n == 16) ||
+		    nargs != 2 + store)
+			return; /* the half forms and others: not traced */
+		off = clang_Cursor_getArgument(c, (unsigned int)store);
+		p = clang_Cursor_getArgument(c, (unsigned int)(1 + store));
+		t = clang_getCanonicalType(clang_getCursorType(strip(p)));
+		if (!pointee_global(t))
+			return;
+		/* the pointer is spelled twice: only when it is a plain name */
+		if (!own || clang_getCursorKind(strip(p)) != CXCursor_DeclRefExpr ||
+		    extent(w, off, &s, &e) || extent(w, p, &ps, &pe)) {
+			w->out->skipped++;
+			return;
+		}
+		if (!first_wrap(w, s, e))
+			return;
+		site = new_site(w, c, clang_getPointeeType(t), store ? HT_MEM_STORE : HT_MEM_LOAD,
+				pointer_arg(w, p));
+		if (site < 0)
+			return;
+		/* the site's size: n elements */
+		{
+			long long es = clang_Type_getSizeOf(clang_getPointeeType(t));
+			long long sz = es > 0 ? es * n : 0;
+
+			w->out->sites[site].size = (uint8_t)(sz > 255 ? 255 : sz);
+		}
+		add_ins(w, s, 0, 2, -(long)(e - s), "ht_mt_vo(ht_mt, (");
+		add_ins(w, e, 0, 0, (long)(e - s), "), %.*s, sizeof(*(%.*s)), %d, %du, %d)",
+			(int)(pe - ps), w->src + ps, (int)(pe - ps), w->src + ps, n, site,
+			store ? HT_MEM_STORE : HT_MEM_LOAD);
+	}
+}
+
+/* A call of a function defined in this program: pass the staging block on. */
+static void program_call(struct rw *w, CXCursor c)
+{
+	unsigned int s, e;
+
+	if (extent(w, c, &s, &e) || !own_text(w, c, s, e)) {
+		CXString n = clang_getCursorSpelling(c);
+
+		/* the callee gains a parameter: a call we cannot extend would not build */
+		snprintf(w->out->error, sizeof w->out->error,
+			 "cannot instrument the call of '%s' in '%s': it is spelled inside a macro",
+			 clang_getCString(n), w->fn_name ? w->fn_name : "?");
+		clang_disposeString(n);
+		w->err = -EINVAL;
+		return;
+	}
+	add_ins(w, e - 1, 0, 1, 0, "%sht_mt", clang_Cursor_getNumArguments(c) > 0 ? ", " : "");
+}
+
+/* Return: the program's function f is (NULL: not defined or declared here). */
+static const struct fn *find_fn(const struct rw *w, CXCursor f)
+{
+	CXString name;
+	const struct fn *r = NULL;
+
+	if (clang_getCursorKind(f) != CXCursor_FunctionDecl)
+		return NULL;
+	{
+		CXSourceLocation l = clang_getCursorLocation(f);
+		CXFile file;
+
+		clang_getExpansionLocation(l, &file, NULL, NULL, NULL);
+		if (!file || !clang_File_isEqual(file, w->file))
+			return NULL;
+	}
+	name = clang_getCursorSpelling(f);
+	for (size_t i = 0; i < w->nfns; i++)
+		if (!strcmp(w->fns[i].name, clang_getCString(name)))
+			r = &w->fns[i];
+	clang_disposeString(name);
+	return r;
+}
+
+/* ---- the walk of a function body ---- */
+
+static enum CXChildVisitResult body_visit(CXCursor c, CXCursor parent, CXClientData d);
+
+static void walk(struct rw *w, CXCursor c)
+{
+	if (w->depth == sizeof w->stack / sizeof w->stack[0]) {
+		w->err = -E2BIG;
+		return;
+	}
+	w->stack[w->depth++] = c;
+	switch (clang_getCursorKind(c)) {
+	case CXCursor_ArraySubscriptExpr:
+	case CXCursor_MemberRefExpr:
+		if (type_global(clang_getCursorType(c)))
+			access(w, c);
+		break;
+	case CXCursor_UnaryOperator:
+		if (type_global(clang_getCursorType(c)) && !strcmp(unary_op(w, c), "*"))
+			access(w, c);
+		break;
+	case CXCursor_CallExpr: {
+		CXCursor f = clang_getCursorReferenced(c);
+		const struct fn *pf = find_fn(w, f);
+		CXString n = clang_getCursorSpelling(c);
+
+		if (pf && !pf->kernel)
+			program_call(w, c);
+		else if (!pf && !clang_Cursor_isNull(f))
+			builtin_call(w, c, clang_getCString(n));
+		clang_disposeString(n);
+		break;
+	}
+	case CXCursor_ReturnStmt:
+		if (w->in_kernel) {
+			unsigned int s, e;
+			size_t t;
+
+			if (extent(w, c, &s, &e) || !own_text(w, c, s, e)) {
+				w->out->skipped++;
+				break;
+			}
+			t = tok_at(w, e);
+			if (!tok_is(w, t, ";")) {
+				w->out->skipped++;
+				break;
+			}
+			add_ins(w, s, 0, 2, -(long)(w->toks[t].end - s), "{ ht_mt_end(ht_mt); ");
+			add_ins(w, w->toks[t].end, 0, 0, (long)(w->toks[t].end - s), " }");
+		}
+		break;
+	default:
+		break;
+	}
+	clang_visitChildren(c, body_visit, w);
+	w->depth--;
+}
+
+static enum CXChildVisitResult body_visit(CXCursor c, CXCursor parent, CXClientData d)
+{
+	struct rw *w = d;
+
+	(void)parent;
+	if (w->err)
+		return CXChildVisit_Break;
+	walk(w, c);
+	return CXChildVisit_Continue;
+}
+
+/* ---- functions ---- */
+
+struct fn_parts {
+	CXCursor params[MAX_ARGS];
+	unsigned int nparams;
+	CXCursor body;
+	int has_body;
+};
+
+static enum CXChildVisitResult parts_visit(CXCursor c, CXCursor parent, CXClientData d)
+{
+	struct fn_parts *p = d;
+
+	(void)parent;
+	if (clang_getCursorKind(c) == CXCursor_ParmDecl && p->nparams < MAX_ARGS)
+		p->params[p->nparams++] = c;
+	else if (clang_getCursorKind(c) == CXCursor_CompoundStmt) {
+		p->body = c;
+		p->has_body = 1;
+	}
+	return CXChildVisit_Continue;
+}
+
+/* Is f a kernel: __kernel or kernel among the tokens before its name. */
+static int is_kernel(struct rw *w, CXCursor f)
+{
+	unsigned int s, e, name;
+	size_t i;
+
+	if (extent(w, f, &s, &e))
+		return 0;
+	clang_getExpansionLocation(clang_getCursorLocation(f), NULL, NULL, NULL, &name);
+	for (i = tok_at(w, s); i < w->ntoks && w->toks[i].off < name; i++)
+		if (w->toks[i].kind == CXToken_Keyword || w->toks[i].kind == CXToken_Identifier) {
+			unsigned int n = w->toks[i].end - w->toks[i].off;
+
+			if ((n == 8 && !strncmp(w->src + w->toks[i].off, "__kernel", 8)) ||
+			    (n == 6 && !strncmp(w->src + w->toks[i].off, "kernel", 6)))
+				return 1;
+		}
+	return 0;
+}
+
+/* The parameter list's ")": the token after the last parameter, or after "(" following the name. */
+static int param_close(struct rw *w, CXCursor f, const struct fn_parts *p, size_t *close,
+		       int *is_void)
+{
+	unsigned int name, s, e;
+	size_t i;
+
+	*is_void = 0;
+	if (p->nparams) {
+		if (extent(w, p->params[p->nparams - 1], &s, &e))
+			return -1;
+		i = tok_at(w, e);
+		if (!tok_is(w, i, ")"))
+			return -1;
+		*close = i;
+		return 0;
+	}
+	clang_getExpansionLocation(clang_getCursorLocation(f), NULL, NULL, NULL, &name);
+	i = tok_at(w, name) + 1;
+	if (!tok_is(w, i, "("))
+		return -1;
+	if (tok_is(w, i + 1, ")")) {
+		*close = i + 1;
+		return 0;
+	}
+	if (tok_is(w, i + 2, ")") && w->toks[i + 1].end - w->toks[i + 1].off == 4 &&
+	    !strncmp(w->src + w->toks[i + 1].off, "void", 4)) {
+		*close = i + 2;
+		*is_void = 1;
+		return 0;
+	}
+	return -1;
+}
+
+static void function(struct rw *w, CXCursor f)
+{
+	struct fn_parts p = {.nparams = 0};
+	const struct fn *me = find_fn(w, f);
+	size_t close;
+	int is_void;
+	CXString name;
+
+	if (!me)
+		return;
+	clang_visitChildren(f, parts_visit, &p);
+	if (p.nparams >= MAX_ARGS || param_close(w, f, &p, &close, &is_void)) {
+		snprintf(w->out->error, sizeof w->out->error,
+			 "cannot instrument function '%s': its parameter list is spelled through "
+			 "a macro",
+			 me->name);
+		w->err = -EINVAL;
+		return;
+	}
+	if (is_void)
+		add_ins(w, w->toks[close - 1].off, 4, 1, 0, "%s",
+			me->kernel ? "__global volatile uint *ht_mt_chan, uint ht_mt_launch"
+				   : "__local struct ht_mt_wg *ht_mt");
+	else
+		add_ins(w, w->toks[close].off, 0, 1, 0, "%s%s", p.nparams ? ", " : "",
+			me->kernel ? "__global volatile uint *ht_mt_chan, uint ht_mt_launch"
+				   : "__local struct ht_mt_wg *ht_mt");
+	if (!p.has_body)
+		return;
+	name = clang_getCursorSpelling(f);
+	w->fn_name = clang_getCString(name);
+	w->in_kernel = me->kernel;
+	w->nparams = p.nparams;
+	memcpy(w->params, p.params, sizeof p.params[0] * p.nparams);
+	if (me->kernel) {
+		struct ht_mt_rewrite *o = w->out;
+		struct ht_mt_kernel *k;
+		unsigned int bs, be;
+
+		if (ht_grow((void **)&o->kernels, &w->capkernels, sizeof *o->kernels,
+			    o->nkernels + 1)) {
+			w->err = -ENOMEM;
+			goto out;
+		}
+		k = &o->kernels[o->nkernels++];
+		memset(k, 0, sizeof *k);
+		snprintf(k->name, sizeof k->name, "%s", me->name);
+		k->nparams = p.nparams;
+		if (extent(w, p.body, &bs, &be) || w->src[bs] != '{' || w->src[be - 1] != '}') {
+			snprintf(
+			    o->error, sizeof o->error,
+			    "cannot instrument kernel '%s': its body is spelled through a macro",
+			    me->name);
+			w->err = -EINVAL;
+			goto out;
+		}
+		add_ins(w, bs + 1, 0, 1, 0,
+			" __local struct ht_mt_wg ht_mt_wg_; __local struct ht_mt_wg *ht_mt = "
+			"&ht_mt_wg_; ht_mt_begin(ht_mt, ht_mt_chan, ht_mt_launch);");
+		for (unsigned int i = 0; i < p.nparams; i++) {
+			CXString pn;
+
+			if (!pointee_global(clang_getCursorType(p.params[i])))
+				continue;
+			if (i < 64)
+				k->buffers |= 1ull << i;
+			pn = clang_getCursorSpelling(p.params[i]);
+			add_ins(w, bs + 1, 0, 1, 0, " ht_mt_arg(ht_mt, %uu, %s);", i,
+				clang_getCString(pn));
+			clang_disposeString(pn);
+		}
+		add_ins(w, be - 1, 0, 1, 0, " ht_mt_end(ht_mt); ");
+	}
+	w->depth = 0;
+	clang_visitChildren(p.body, body_visit, w);
+out:
+	clang_disposeString(name);
+	w->fn_name = NULL;
+	w->in_kernel = 0;
+}
+
+static enum CXChildVisitResult collect_fns(CXCursor c, CXCursor parent, CXClientData d)
+{
+	struct rw *w = d;
+	CXFile file;
+	CXString name;
+
+	(void)parent;
+	if (clang_getCursorKind(c) != CXCursor_FunctionDecl)
+		return CXChildVisit_Continue;
+	clang_getExpansionLocation(clang_getCursorLocation(c), &file, NULL, NULL, NULL);
+	if (!file || !clang_File_isEqual(file, w->file))
+		return CXChildVisit_Continue;
+	name = clang_getCursorSpelling(c);
+	for (size_t i = 0; i < w->nfns; i++)
+		if (!strcmp(w->fns[i].name, clang_getCString(name)))
+			goto out;
+	if (ht_grow((void **)&w->fns, &w->capfns, sizeof *w->fns, w->nfns + 1)) {
+		w->err = -ENOMEM;
+		goto out;
+	}
+	snprintf(w->fns[w->nfns].name, sizeof w->fns[0].name, "%s", clang_getCString(name));
+	w->fns[w->nfns].kernel = is_kernel(w, c);
+	w->nfns++;
+out:
+	clang_disposeString(name);
+	return CXChildVisit_Continue;
+}
+
+static enum CXChildVisitResult each_fn(CXCursor c, CXCursor parent, CXClientData d)
+{
+	struct rw *w = d;
+
+	(void)parent;
+	if (clang_getCursorKind(c) == CXCursor_FunctionDecl && !w->err)
+		function(w, c);
+	return w->err ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
+/* ---- driver ---- */
+
+/* Splits the application's build options into front-end arguments (-D, -U, -I, -cl-std). */
+static int build_args(const char *options, char **argv, int max, char **store)
+{
+	char *copy = strdup(options ? options : ""), *p, *save = NULL;
+	int n = 0;
+
+	*store = copy;
+	if (!copy)
+		return -1;
+	for (p = strtok_r(copy, " \t\n", &save); p && n < max - 2;
+	     p = strtok_r(NULL, " \t\n", &save)) {
+		if (!strncmp(p, "-D", 2) || !strncmp(p, "-U", 2) || !strncmp(p, "-I", 2)) {
+			argv[n++] = p;
+			if (!p[2]) { /* -D NAME: the value follows */
+				p = strtok_r(NULL, " \t\n", &save);
+				if (p)
+					argv[n++] = p;
+			}
+		} else if (!strncmp(p, "-cl-std=", 8)) {
+			argv[n++] = p;
+		}
+	}
+	return n;
+}
+
+static int cmp_ins(const void *a, const void *b)
+{
+	const struct ins *x = a, *y = b;
+
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	if (x->cls != y->cls)
+		return x->cls < y->cls ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int emit(struct rw *w, const struct ht_mt_cl_params *p)
+{
+	FILE *f;
+	char *buf = NULL, prelude[16384];
+	size_t size = 0, pos = 0;
+	int n = ht_mt_cl_prelude(prelude, sizeof prelude, p);
+
+	if (n < 0)
+		return -EINVAL;
+	f = open_memstream(&buf, &size);
+	if (!f)
+		return -ENOMEM;
+	fputs(prelude, f);
+	fputs("#line 1\n", f);
+	qsort(w->ins, w->nins, sizeof *w->ins, cmp_ins);
+	for (size_t i = 0; i < w->nins; i++) {
+		const struct ins *x = &w->ins[i];
+
+		if (x->off > pos) {
+			fwrite(w->src + pos, 1, x->off - pos, f);
+			pos = x->off;
+		}
+		fputs(x->text, f);
+		if (x->off + x->del > pos)
+			pos = x->off + x->del;
+	}
+	fwrite(w->src + pos, 1, w->len - pos, f);
+	if (fclose(f)) {
+		free(buf);
+		return -ENOMEM;
+	}
+	w->out->source = buf;
+	w->out->len = size;
+	return 0;
+}
+
+static int tokenize(struct rw *w)
+{
+	CXSourceRange all =
+	    clang_getRange(clang_getLocationForOffset(w->tu, w->file, 0),
+			   clang_getLocationForOffset(w->tu, w->file, (unsigned int)w->len));
+	CXToken *t;
+	unsigned int n;
+
+	clang_tokenize(w->tu, all, &t, &n);
+	w->toks = calloc(n ? n : 1, sizeof *w->toks);
+	if (!w->toks) {
+		clang_disposeTokens(w->tu, t, n);
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		CXSourceRange r = clang_getTokenExtent(w->tu, t[i]);
+		CXString s = clang_getTokenSpelling(w->tu, t[i]);
+		unsigned int a, b;
+
+		clang_getSpellingLocation(clang_getRangeStart(r), NULL, NULL, NULL, &a);
+		clang_getSpellingLocation(clang_getRangeEnd(r), NULL, NULL, NULL, &b);
+		w->toks[w->ntoks].off = a;
+		w->toks[w->ntoks].end = b;
+		w->toks[w->ntoks].kind = clang_getTokenKind(t[i]);
+		snprintf(w->toks[w->ntoks].s, sizeof w->toks[0].s, "%s", clang_getCString(s));
+		clang_disposeString(s);
+		w->ntoks++;
+	}
+	clang_disposeTokens(w->tu, t, n);
+	return 0;
+}
+
+int ht_mt_rewrite_source(const char *src, size_t len, const char *options,
+			 const struct ht_mt_cl_params *p, struct ht_mt_rewrite *out)
+{
+	static const char name[] = "program.cl";
+	const char *argv[80] = {"-x",		"cl",
+				"-target",	"spir64",
+				"-isystem",	HT_CLANG_INCLUDE,
+				"-Xclang",	"-finclude-default-header",
+				"-cl-std=CL1.2"};
+	int argc = 9, n;
+	char *store = NULL;
+	struct rw w = {.src = src, .len = len, .out = out};
+	struct CXUnsavedFile uf = {.Filename = name, .Contents = src, .Length = (unsigned long)len};
+	CXIndex idx = NULL;
+	int rc = -1;
+
+	memset(out, 0, sizeof *out);
+	n = build_args(options, (char **)argv + argc, 80 - argc, &store);
+	if (n < 0) {
+		snprintf(out->error, sizeof out->error, "out of memory");
+		return -1;
+	}
+	for (int i = argc; i < argc + n; i++) /* the application's -cl-std wins */
+		if (!strncmp(argv[i], "-cl-std=", 8))
+			argv[8] = "-w";
+	argc += n;
+	idx = clang_createIndex(0, 0);
+	if (clang_parseTranslationUnit2(idx, name, argv, argc, &uf, 1, CXTranslationUnit_KeepGoing,
+					&w.tu) != CXError_Success ||
+	    !w.tu) {
+		snprintf(out->error, sizeof out->error, "the front end could not parse it");
+		goto out;
+	}
+	for (unsigned int i = 0; i < clang_getNumDiagnostics(w.tu); i++) {
+		CXDiagnostic d = clang_getDiagnostic(w.tu, i);
+
+		if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
+			CXString s = clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation |
+								   CXDiagnostic_DisplayColumn);
+
+			snprintf(out->error, sizeof out->error, "%s", clang_getCString(s));
+			clang_disposeString(s);
+			clang_disposeDiagnostic(d);
+			goto out;
+		}
+		clang_disposeDiagnostic(d);
+	}
+	w.file = clang_getFile(w.tu, name);
+	if (!w.file || tokenize(&w)) {
+		snprintf(out->error, sizeof out->error, "the front end could not read it");
+		goto out;
+	}
+	clang_visitChildren(clang_getTranslationUnitCursor(w.tu), collect_fns, &w);
+	if (!w.err)
+		clang_visitChildren(clang_getTranslationUnitCursor(w.tu), each_fn, &w);
+	if (!w.err)
+		w.err = emit(&w, p);
+	if (w.err) {
+		if (!out->error[0])
+			snprintf(out->error, sizeof out->error, "%s", strerror(-w.err));
+		goto out;
+	}
+	rc = 0;
+out:
+	for (size_t i = 0; i < w.nins; i++)
+		free(w.ins[i].text);
+	free(w.ins);
+	free(w.toks);
+	free(w.fns);
+	ht_map_release(&w.wrapped);
+	free(store);
+	if (w.tu)
+		clang_disposeTranslationUnit(w.tu);
+	if (idx)
+		clang_disposeIndex(idx);
+	if (rc) {
+		char keep[sizeof out->error];
+
+		memcpy(keep, out->error, sizeof keep);
+		ht_mt_rewrite_release(out);
+		memcpy(out->error, keep, sizeof keep);
+	}
+	return rc;
+}

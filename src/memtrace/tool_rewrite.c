@@ -1,0 +1,114 @@
+/*
+ * hetrace-cl-rewrite: the OpenCL C rewriter as a program of its own, so that
+ * libclang is never loaded into a traced process (rewrite.h says why).
+ * libhetrace-opencl.so runs it with a request on stdin (rewrite_io.c) and
+ * reads the result from stdout.
+ *
+ *   hetrace-cl-rewrite                    request on stdin, result on stdout
+ *   hetrace-cl-rewrite FILE [OPTIONS]     prints FILE instrumented, and its
+ *                                         sites on stderr (for people)
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memtrace/rewrite.h"
+
+static char *read_all(FILE *f, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+
+	while (buf) {
+		size_t got = fread(buf + n, 1, cap - n, f);
+
+		n += got;
+		if (n < cap) {
+			if (ferror(f)) {
+				free(buf);
+				return NULL;
+			}
+			*len = n;
+			return buf;
+		}
+		{
+			char *b = realloc(buf, cap * 2);
+
+			if (!b)
+				free(buf);
+			buf = b;
+			cap *= 2;
+		}
+	}
+	return NULL;
+}
+
+static int by_hand(const char *path, const char *options)
+{
+	struct ht_mt_cl_params p = {.nbins = 2, .cap = 4096, .block = 1, .sample = 1, .stage = 256};
+	struct ht_mt_rewrite r;
+	FILE *f = fopen(path, "r");
+	size_t len;
+	char *src = f ? read_all(f, &len) : NULL;
+
+	if (f)
+		fclose(f);
+	if (!src) {
+		fprintf(stderr, "hetrace-cl-rewrite: cannot read '%s': %s\n", path,
+			strerror(errno));
+		return 1;
+	}
+	if (ht_mt_rewrite_source(src, len, options, &p, &r)) {
+		fprintf(stderr, "hetrace-cl-rewrite: cannot instrument '%s': %s\n", path, r.error);
+		free(src);
+		return 1;
+	}
+	fwrite(r.source, 1, r.len, stdout);
+	for (size_t i = 0; i < r.nsites; i++)
+		fprintf(stderr, "site %u: %s:%u:%u in %s, %s of %u bytes, argument %d\n",
+			r.sites[i].id, path, r.sites[i].line, r.sites[i].col, r.sites[i].fn,
+			r.sites[i].kind == 0   ? "load"
+			: r.sites[i].kind == 1 ? "store"
+					       : "atomic",
+			r.sites[i].size, r.sites[i].arg);
+	if (r.skipped)
+		fprintf(stderr, "%u accesses not instrumented (spelled inside macros)\n",
+			r.skipped);
+	ht_mt_rewrite_release(&r);
+	free(src);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ht_mt_cl_params p;
+	struct ht_mt_rewrite r;
+	size_t len, olen, slen;
+	char *in, *nl, *options;
+	int ok;
+
+	if (argc > 1)
+		return by_hand(argv[1], argc > 2 ? argv[2] : "");
+	in = read_all(stdin, &len);
+	if (!in)
+		return 2;
+	nl = memchr(in, '\n', len);
+	if (!nl ||
+	    sscanf(in, "hetrace-cl-rewrite 1 %u %u %d %u %u %zu %zu", &p.nbins, &p.cap, &p.block,
+		   &p.sample, &p.stage, &olen, &slen) != 7 ||
+	    olen > len || slen > len || (size_t)(nl + 1 - in) + olen + slen != len) {
+		fprintf(stderr, "hetrace-cl-rewrite: malformed request\n");
+		return 2;
+	}
+	options = strndup(nl + 1, olen);
+	ok = options && !ht_mt_rewrite_source(nl + 1 + olen, slen, options, &p, &r);
+	if (!options)
+		snprintf(r.error, sizeof r.error, "out of memory");
+	ht_mt_rewrite_write(stdout, &r, ok);
+	if (ok)
+		ht_mt_rewrite_release(&r);
+	free(options);
+	free(in);
+	return fflush(stdout) ? 2 : 0;
+}
