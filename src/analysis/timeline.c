@@ -837,7 +837,7 @@ static int mem_event(struct ht_timeline *tl, unsigned int si, const struct ht_ev
 			base(&lost, HT_TL_LOST, tl, si, e->ts);
 			lost.tid = 0;
 			lost.cmd_kind = HT_LOST_MEMORY_ACCESS;
-			lost.value = (double)r->mem.dropped;
+			lost.count = r->mem.dropped;
 			if (out_push(tl, r) || out_push(tl, &lost))
 				return nomem(tl);
 			return 0;

@@ -483,7 +483,8 @@ int ht_mem_report_compute(struct ht_trace *t, struct ht_mem_report *r, struct ht
 	for (size_t i = 0; i < r->n; i++)
 		if (r->rows[i].lo > r->rows[i].hi)
 			r->rows[i].lo = r->rows[i].hi = 0;
-	qsort(r->rows, r->n, sizeof *r->rows, row_cmp);
+	if (r->n)
+		qsort(r->rows, r->n, sizeof *r->rows, row_cmp);
 	return 0;
 }
 
