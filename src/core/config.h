@@ -8,20 +8,28 @@
 #include <stddef.h>
 
 struct ht_config {
-	const char *dir;      /* HETRACE_DIR: trace directory; NULL = not recording */
-	int block;	      /* HETRACE_MODE: discard (0, default) | block (1) */
-	size_t packet_size;   /* HETRACE_BUFFER: sub-buffer (packet) bytes */
-	int use_tsc;	      /* HETRACE_CLOCK: tsc[:HZ] | monotonic */
-	double tsc_hz;	      /* HETRACE_TSC_HZ, else HZ of HETRACE_CLOCK=tsc:HZ */
-	int os;		      /* HETRACE_OS: record OS scheduling (1, default) or not (0) */
+	const char *dir;	 /* HETRACE_DIR: trace directory; NULL = not recording */
+	int block;		 /* HETRACE_MODE: discard (0, default) | block (1) */
+	size_t packet_size;	 /* HETRACE_BUFFER: sub-buffer (packet) bytes */
+	int use_tsc;		 /* HETRACE_CLOCK: tsc[:HZ] | monotonic */
+	double tsc_hz;		 /* HETRACE_TSC_HZ, else HZ of HETRACE_CLOCK=tsc:HZ */
+	int os;			 /* HETRACE_OS: record OS scheduling (1, default) or not (0) */
 	unsigned int ring_slots; /* HETRACE_RING: packets per stream ring for `hetrace
 				  * record` to drain (ring/ring.h, 16 by default, used
 				  * where its doorbell is); 0 = write them here */
+	int callstacks;		 /* HETRACE_CALLSTACKS: HT_STACKS_* (default launch) */
+	int sampled;		 /* HETRACE_SAMPLE=1: `record` samples the process's CPU
+				  * time, so its modules are recorded for the samples */
+	const char *counters;	 /* HETRACE_COUNTERS: counters read at API calls and
+				  * regions (sampling/counters.c), NULL = none */
 };
 
+/* Which API calls record the caller's stack (--callstacks). */
+enum { HT_STACKS_NONE, HT_STACKS_LAUNCH, HT_STACKS_ALL };
+
 #define HT_PACKET_DEFAULT (64u * 1024)
-#define HT_PACKET_MIN (16u * 1024)
-#define HT_PACKET_MAX (16u * 1024 * 1024)
+#define HT_PACKET_MIN	  (16u * 1024)
+#define HT_PACKET_MAX	  (16u * 1024 * 1024)
 
 /* Return: nonzero when name[0..len) is a source HETRACE_API / --api may name. */
 int ht_config_api_known(const char *name, size_t len);

@@ -11,6 +11,8 @@
 
 #include "core/recorder.h"
 #include "core/session.h"
+#include "core/source.h"
+#include "core/config.h"
 #include "hetrace/hetrace.h"
 
 /* ---- thread events ---- */
@@ -201,6 +203,25 @@ HT_EXPORT void ht_thread_name(const char *name)
 
 /* ---- source events ---- */
 
+HT_EXPORT_BOUND void (*ht_api_stack_hook)(void);
+HT_EXPORT_BOUND uint8_t ht_api_stack_fns[65536 / 8];
+
+/* The caller's stack first, for the functions that want it (core/source.h): one load when off. */
+static inline void api_stack(uint16_t fn)
+{
+	if (__builtin_expect(ht_api_stack_hook != NULL, 0) &&
+	    (ht_api_stack_fns[fn >> 3] >> (fn & 7) & 1))
+		ht_api_stack_hook();
+}
+
+HT_EXPORT void ht_emit_call_stack(int mode)
+{
+	void (*hook)(void) = ht_api_stack_hook;
+
+	if (hook && HT_ENABLED() && ht_session_borrow_config()->callstacks >= mode)
+		hook();
+}
+
 static inline void write_api_begin(struct ht_stream *s, uint16_t fn, uint64_t t)
 {
 	const struct ht_ev_api_begin e = {.fn = fn};
@@ -221,9 +242,11 @@ static __attribute__((noinline)) uint64_t slow_api_begin(uint16_t fn)
 
 HT_EXPORT uint64_t ht_emit_api_begin(uint16_t fn)
 {
-	struct ht_stream *s = ht_tls_stream;
+	struct ht_stream *s;
 	uint64_t t;
 
+	api_stack(fn);
+	s = ht_tls_stream;
 	if (!fast(s, HT_EV_API_BEGIN_SIZE))
 		return slow_api_begin(fn);
 	t = fast_clock();
