@@ -28,23 +28,31 @@
 #include "core/clock.h"
 #include "core/config.h"
 #include "ring/ring.h"
+#include "sampling/collect.h"
 
 static const char usage[] =
-	"usage: hetrace record [options] [--] COMMAND [ARGS...]\n"
-	"\n"
-	"  -o, --output DIR      trace directory (default: hetrace-YYYYmmdd-HHMMSS)\n"
-	"  -f, --force           record into DIR even if it is not empty (an earlier\n"
-	"                        trace there is replaced)\n"
-	"      --api LIST        sources to enable, comma-separated: opencl,cuda,nvtx,xpti\n"
-	"                        (default: all that the program uses)\n"
-	"      --mode MODE       discard (default): drop and count events when no space is\n"
-	"                        left; block: wait up to 10 s for space first\n"
-	"      --buffer SIZE     sub-buffer (packet) size, a power of two from 16K to 16M\n"
-	"                        (default 64K)\n"
-	"      --clock CLOCK     tsc (default where invariant) or monotonic\n"
-	"      --os, --no-os     record OS scheduling of the traced threads (default: on\n"
-	"                        where the kernel permits)\n"
-	"  -q, --quiet           no summary line\n";
+    "usage: hetrace record [options] [--] COMMAND [ARGS...]\n"
+    "\n"
+    "  -o, --output DIR      trace directory (default: hetrace-YYYYmmdd-HHMMSS)\n"
+    "  -f, --force           record into DIR even if it is not empty (an earlier\n"
+    "                        trace there is replaced)\n"
+    "      --api LIST        sources to enable, comma-separated: opencl,cuda,nvtx,xpti\n"
+    "                        (default: all that the program uses)\n"
+    "      --mode MODE       discard (default): drop and count events when no space is\n"
+    "                        left; block: wait up to 10 s for space first\n"
+    "      --buffer SIZE     sub-buffer (packet) size, a power of two from 16K to 16M\n"
+    "                        (default 64K)\n"
+    "      --clock CLOCK     tsc (default where invariant) or monotonic\n"
+    "      --os, --no-os     record OS scheduling of the traced threads (default: on\n"
+    "                        where the kernel permits)\n"
+    "      --callstacks MODE the caller's stack at API calls: launch (default: calls\n"
+    "                        that submit, wait for or allocate device work), all, none\n"
+    "      --sample-rate HZ  CPU samples per second of each thread's CPU time, with\n"
+    "                        their call stacks (default 1000)\n"
+    "      --no-sample       no CPU sampling\n"
+    "      --counters LIST   perf counters (task-clock, page-faults, cycles, ... or PAPI\n"
+    "                        presets) read per CPU sample and at API calls and regions\n"
+    "  -q, --quiet           no summary line\n";
 
 static volatile sig_atomic_t child_pid;
 
@@ -271,8 +279,8 @@ static int set_preload(const char *libdir, const char *api)
 	static const struct {
 		const char *api, *lib;
 	} sources[] = {
-		{NULL, "libhetrace-preload.so"},
-		{"opencl", "libhetrace-opencl.so"},
+	    {NULL, "libhetrace-preload.so"},
+	    {"opencl", "libhetrace-opencl.so"},
 	};
 	const char *old = getenv("LD_PRELOAD");
 	char v[8192], lib[PATH_MAX + 64];
@@ -355,12 +363,14 @@ static int finalize(const char *dir, double hz, int quiet, unsigned int salvaged
 		ht_read_error_print(dir, &err);
 		ht_error("trace left partly unconverted; run 'hetrace check --repair %s'", dir);
 	} else if (!quiet) {
-		fprintf(stderr, "hetrace: trace written to '%s' (%u process%s); see 'hetrace info %s'\n",
+		fprintf(stderr,
+			"hetrace: trace written to '%s' (%u process%s); see 'hetrace info %s'\n",
 			dir, t->nprocs, t->nprocs == 1 ? "" : "es", dir);
 		salvaged += st.packets_salvaged;
 		if (salvaged)
-			fprintf(stderr, "hetrace: salvaged %u packet(s) in progress when their "
-					"process died\n",
+			fprintf(stderr,
+				"hetrace: salvaged %u packet(s) in progress when their "
+				"process died\n",
 				salvaged);
 		if (st.streams_trimmed)
 			fprintf(stderr, "hetrace: trimmed %u torn packet(s) (%llu bytes)\n",
@@ -370,17 +380,48 @@ static int finalize(const char *dir, double hz, int quiet, unsigned int salvaged
 	return rc ? 1 : 0;
 }
 
+/* The CPU samples into the finalized trace: one line when some could not be written or were lost.
+ */
+static void finish_samples(struct ht_sampler *s, const char *dir, int quiet)
+{
+	struct ht_sampler_stats st;
+	char msg[600];
+
+	if (!s)
+		return;
+	if (ht_sampler_finish(s, dir, &st, msg, sizeof msg))
+		ht_error("%s", msg);
+	else if (!quiet && st.lost)
+		ht_error("%llu CPU sample(s) lost: the kernel's rings were full (try a lower "
+			 "--sample-rate)",
+			 (unsigned long long)st.lost);
+}
+
 int ht_cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"output", required_argument, 0, 'o'}, {"force", no_argument, 0, 'f'},
-		{"api", required_argument, 0, 'a'},    {"mode", required_argument, 0, 'm'},
-		{"buffer", required_argument, 0, 'b'}, {"clock", required_argument, 0, 'c'},
-		{"quiet", no_argument, 0, 'q'},	       {"help", no_argument, 0, 'h'},
-		{"os", no_argument, 0, 'O'},	       {"no-os", no_argument, 0, 'N'},
-		{0, 0, 0, 0},
+	    {"output", required_argument, 0, 'o'},
+	    {"force", no_argument, 0, 'f'},
+	    {"api", required_argument, 0, 'a'},
+	    {"mode", required_argument, 0, 'm'},
+	    {"buffer", required_argument, 0, 'b'},
+	    {"clock", required_argument, 0, 'c'},
+	    {"quiet", no_argument, 0, 'q'},
+	    {"help", no_argument, 0, 'h'},
+	    {"os", no_argument, 0, 'O'},
+	    {"no-os", no_argument, 0, 'N'},
+	    {"callstacks", required_argument, 0, 'K'},
+	    {"sample-rate", required_argument, 0, 'R'},
+	    {"no-sample", no_argument, 0, 'X'},
+	    {"counters", required_argument, 0, 'C'},
+	    {0, 0, 0, 0},
 	};
 	const char *out = NULL, *api = NULL, *mode = NULL, *buffer = NULL, *clock = NULL;
+	const char *callstacks = NULL, *rate = NULL, *counters = NULL;
+	struct ht_sampler_opts so = {.hz = HT_SAMPLE_HZ_DEFAULT};
+	struct ht_counter_spec cspec[HT_COUNTERS_MAX];
+	struct ht_sampler *sampler = NULL;
+	int sample = 1;
 	char defdir[64], libdir[PATH_MAX], absdir[PATH_MAX], bad[64];
 	int force = 0, quiet = 0, os = 1, opt, dfd, created, pipefd[2], status, code;
 	double hz = 0;
@@ -422,14 +463,26 @@ int ht_cmd_record(int argc, char **argv)
 		case 'N':
 			os = 0;
 			break;
+		case 'K':
+			callstacks = optarg;
+			break;
+		case 'R':
+			rate = optarg;
+			break;
+		case 'X':
+			sample = 0;
+			break;
+		case 'C':
+			counters = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
 		default:
 			if (optopt)
 				return ht_usage_error("record", "option '-%c' %s", optopt,
-						      strchr("oambc", optopt) ? "needs a value"
-									     : "is unknown");
+						      strchr("oambcKRC", optopt) ? "needs a value"
+										 : "is unknown");
 			return ht_usage_error("record", "unknown or incomplete option '%s'",
 					      argv[optind - 1]);
 		}
@@ -449,10 +502,41 @@ int ht_cmd_record(int argc, char **argv)
 					      buffer);
 	}
 	if (clock && strcmp(clock, "tsc") && strcmp(clock, "monotonic"))
-		return ht_usage_error("record", "--clock must be tsc or monotonic, not '%s'", clock);
+		return ht_usage_error("record", "--clock must be tsc or monotonic, not '%s'",
+				      clock);
+	if (callstacks && strcmp(callstacks, "none") && strcmp(callstacks, "launch") &&
+	    strcmp(callstacks, "all"))
+		return ht_usage_error(
+		    "record", "--callstacks must be none, launch or all, not '%s'", callstacks);
+	if (rate) {
+		char *end;
+		unsigned long per_s = strtoul(rate, &end, 10);
+
+		if (*end || !*rate || per_s < 1 || per_s > HT_SAMPLE_HZ_MAX)
+			return ht_usage_error("record",
+					      "--sample-rate must be a number of Hz from 1 to %d, "
+					      "not '%s'",
+					      HT_SAMPLE_HZ_MAX, rate);
+		so.hz = (unsigned int)per_s;
+	}
+	if (counters) {
+		int nc = ht_counters_parse(counters, cspec, bad, sizeof bad);
+
+		if (nc < 0)
+			return ht_usage_error(
+			    "record",
+			    "--counters: unknown counter '%s' (known: perf's "
+			    "names such as task-clock, page-faults, "
+			    "context-switches, cycles, instructions; PAPI presets "
+			    "such as PAPI_TOT_CYC; at most %d)",
+			    bad, HT_COUNTERS_MAX);
+		so.counters = cspec;
+		so.ncounters = nc;
+	}
 	if (api && !valid_api_list(api, bad, sizeof bad))
-		return ht_usage_error("record", "--api: unknown source '%s' (known: opencl, cuda, "
-						"nvtx, xpti)",
+		return ht_usage_error("record",
+				      "--api: unknown source '%s' (known: opencl, cuda, "
+				      "nvtx, xpti)",
 				      bad);
 	if (find_libdir(libdir, sizeof libdir))
 		return ht_error("cannot find libhetrace.so.0 next to the hetrace command "
@@ -517,6 +601,32 @@ int ht_cmd_record(int argc, char **argv)
 		unsetenv("HETRACE_OS"); /* on by default */
 	else
 		setenv("HETRACE_OS", "0", 1);
+	if (callstacks)
+		setenv("HETRACE_CALLSTACKS", callstacks, 1);
+	else
+		unsetenv("HETRACE_CALLSTACKS"); /* launch */
+	if (counters)
+		setenv("HETRACE_COUNTERS", counters, 1);
+	else
+		unsetenv("HETRACE_COUNTERS");
+	/*
+	 * CPU sampling: events opened here, inherited by the command at fork
+	 * and enabled at its exec; the processes record their modules for them.
+	 */
+	unsetenv("HETRACE_SAMPLE");
+	if (sample || counters) {
+		char why[512], warn[512];
+
+		if (!sample)
+			so.hz = 1; /* counters per sample only: one a second */
+		sampler = ht_sampler_open(dfd, &so, why, sizeof why, warn, sizeof warn);
+		if (!sampler)
+			ht_error("CPU sampling not recorded: %s; the rest is recorded", why);
+		else if (warn[0])
+			ht_error("%s", warn);
+		if (sampler)
+			setenv("HETRACE_SAMPLE", "1", 1);
+	}
 	/*
 	 * Ring mode: the traced threads publish packets, this process writes
 	 * them; its doorbell in the trace directory is what turns rings on.
@@ -527,6 +637,7 @@ int ht_cmd_record(int argc, char **argv)
 
 	if (pipe2(pipefd, O_CLOEXEC)) {
 		ht_consumer_finish(consumer);
+		finish_samples(sampler, out, 1);
 		close(dfd);
 		return ht_error("cannot create pipe: %s", strerror(errno));
 	}
@@ -534,6 +645,7 @@ int ht_cmd_record(int argc, char **argv)
 	pid = fork();
 	if (pid < 0) {
 		ht_consumer_finish(consumer);
+		finish_samples(sampler, out, 1);
 		close(dfd);
 		return ht_error("cannot start '%s': %s", argv[optind], strerror(errno));
 	}
@@ -549,6 +661,10 @@ int ht_cmd_record(int argc, char **argv)
 	}
 	child_pid = pid;
 	close(pipefd[1]);
+	if (sampler && (code = ht_sampler_start(sampler))) {
+		ht_error("cannot read CPU samples: %s; they are not recorded", strerror(-code));
+		ht_sampler_stop(sampler);
+	}
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = forward_signal;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
@@ -568,8 +684,10 @@ int ht_cmd_record(int argc, char **argv)
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
 	}
+	ht_sampler_stop(sampler);
 	if (n == sizeof child_errno) {
 		/* exec failed: nothing was traced; leave no empty trace behind. */
+		finish_samples(sampler, out, 1);
 		unlinkat(dfd, "hetrace.index", 0);
 		close(dfd);
 		if (created)
@@ -593,5 +711,6 @@ int ht_cmd_record(int argc, char **argv)
 	close(dfd);
 	if (finalize(out, hz, quiet, salvaged) && code == 0)
 		code = 1;
+	finish_samples(sampler, out, quiet);
 	return code;
 }

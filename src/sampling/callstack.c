@@ -43,6 +43,14 @@ struct tstate {
 };
 
 static __thread struct tstate *ts __attribute__((tls_model("initial-exec")));
+
+/* The process's tree: ids from 1, nodes written into the process stream (session lock held). */
+static void put_node(void *ctx, const struct ht_ev_stack_node *e)
+{
+	HT_WRITE((struct ht_stream *)ctx, stack_node, e);
+}
+
+static struct ht_cct tree = {.first = 1, .put = put_node};
 static unsigned long long generation = ~0ull; /* dlpi_adds and dlpi_subs of the list taken */
 static int registered;			      /* the source runs: modules are tracked */
 
@@ -159,7 +167,8 @@ static int intern_locked(struct ht_stream *proc, struct ht_strtab *strs, void *a
 	struct intern_arg *a = arg;
 
 	(void)strs;
-	a->node = ht_cct_intern(proc, a->frames, a->n);
+	tree.ctx = proc;
+	a->node = ht_cct_intern(&tree, a->frames, a->n);
 	return 0;
 }
 
@@ -238,7 +247,8 @@ static void cs_thread_close(struct ht_stream *s, void *state)
 static void cs_process_open(struct ht_stream *proc)
 {
 	ht_modules_write(proc, 1);
-	ht_cct_write_all(proc);
+	tree.ctx = proc;
+	ht_cct_put_all(&tree);
 }
 
 /* Exit or exec: the list as it ends (what `record` maps the samples with). */

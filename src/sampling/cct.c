@@ -1,24 +1,13 @@
 /*
- * The calling-context tree of the traced process (see cct.h): nodes in one
- * array by id, found by (parent, frame) through the project's hash map
- * keyed by a 64-bit mix of the pair; a key that collides moves to the next
- * key, so a lookup checks the node it finds.
+ * The calling-context tree (see cct.h): nodes in one array by id, found by
+ * (parent, frame) through the project's hash map keyed by a 64-bit mix of
+ * the pair; a key that collides moves on to the next key, so a lookup
+ * checks the node it finds.
  */
 #include <stdlib.h>
 
 #include "common/grow.h"
-#include "common/map.h"
-#include "core/session.h"
 #include "sampling/cct.h"
-
-struct node {
-	uint32_t parent;
-	uint64_t frame;
-};
-
-static struct node *nodes; /* nodes[id - 1] */
-static size_t nnodes, capnodes;
-static struct ht_map index_;
 
 static uint64_t mix(uint32_t parent, uint64_t frame)
 {
@@ -29,57 +18,65 @@ static uint64_t mix(uint32_t parent, uint64_t frame)
 	return z ^ (z >> 31);
 }
 
-static void put_node(struct ht_stream *proc, uint32_t id)
+static void put(struct ht_cct *t, size_t i)
 {
 	const struct ht_ev_stack_node e = {
-	    .id = id, .parent = nodes[id - 1].parent, .frame = nodes[id - 1].frame};
+	    .id = t->first + (uint32_t)i, .parent = t->nodes[i].parent, .frame = t->nodes[i].frame};
 
-	HT_WRITE(proc, stack_node, &e);
+	t->put(t->ctx, &e);
 }
 
-/* The node (parent, frame), created (and written) when new. Return: its id, 0 on ENOMEM. */
-static uint32_t child(struct ht_stream *proc, uint32_t parent, uint64_t frame)
+/* The node (parent, frame), created (and put) when new. Return: its id, 0 on ENOMEM. */
+static uint32_t child(struct ht_cct *t, uint32_t parent, uint64_t frame)
 {
 	for (uint64_t key = mix(parent, frame);; key++) {
 		int created;
-		uint64_t *v = ht_map_u64(&index_, key, 0, &created);
+		uint64_t *v = ht_map_u64(&t->index, key, 0, &created);
 
 		if (!v)
 			return 0;
 		if (!created) {
-			const struct node *n = &nodes[*v - 1];
+			const struct ht_cct_node *n = &t->nodes[*v];
 
 			if (n->parent == parent && n->frame == frame)
-				return (uint32_t)*v;
+				return t->first + (uint32_t)*v;
 			continue; /* another pair with this key */
 		}
-		if (nnodes >= UINT32_MAX - 1 ||
-		    ht_grow((void **)&nodes, &capnodes, sizeof *nodes, nnodes + 1)) {
-			ht_map_del_u64(&index_, key);
+		if (t->n >= (size_t)(UINT32_MAX - t->first) ||
+		    ht_grow((void **)&t->nodes, &t->cap, sizeof *t->nodes, t->n + 1)) {
+			ht_map_del_u64(&t->index, key);
 			return 0;
 		}
-		nodes[nnodes].parent = parent;
-		nodes[nnodes].frame = frame;
-		*v = ++nnodes;
-		put_node(proc, (uint32_t)nnodes);
-		return (uint32_t)nnodes;
+		t->nodes[t->n].parent = parent;
+		t->nodes[t->n].frame = frame;
+		*v = t->n;
+		put(t, t->n);
+		return t->first + (uint32_t)t->n++;
 	}
 }
 
-uint32_t ht_cct_intern(struct ht_stream *proc, const uint64_t *frames, int n)
+uint32_t ht_cct_intern(struct ht_cct *t, const uint64_t *frames, int n)
 {
 	uint32_t id = 0;
 
 	for (int i = n - 1; i >= 0; i--) {
-		id = child(proc, id, frames[i]);
+		id = child(t, id, frames[i]);
 		if (!id)
 			return 0;
 	}
 	return id;
 }
 
-void ht_cct_write_all(struct ht_stream *proc)
+void ht_cct_put_all(struct ht_cct *t)
 {
-	for (size_t id = 1; id <= nnodes; id++)
-		put_node(proc, (uint32_t)id);
+	for (size_t i = 0; i < t->n; i++)
+		put(t, i);
+}
+
+void ht_cct_release(struct ht_cct *t)
+{
+	free(t->nodes);
+	ht_map_release(&t->index);
+	t->nodes = NULL;
+	t->n = t->cap = 0;
 }
