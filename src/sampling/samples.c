@@ -322,15 +322,20 @@ struct sample_ctx {
 	uint64_t sp, len;
 };
 
+/*
+ * The module holding pc at the sample's time. A module's load time is when
+ * the process noticed it (at its next call stack, dlclose or exit), so an
+ * address no module held by then is looked up again without that bound.
+ */
 static const struct ht_unwind_module *find_module(void *ctx, uint64_t pc)
 {
 	struct sample_ctx *c = ctx;
 
-	for (size_t i = 0; i < c->im->nmods; i++) {
-		struct imod *m = &c->im->mods[i];
+	for (size_t k = 0; k < 2 * c->im->nmods; k++) {
+		struct imod *m = &c->im->mods[k % c->im->nmods];
 
-		if (pc < m->u.start || pc >= m->u.end || (m->loaded && c->t < m->loaded) ||
-		    (m->unloaded && c->t >= m->unloaded))
+		if (pc < m->u.start || pc >= m->u.end || (m->unloaded && c->t >= m->unloaded) ||
+		    (k < c->im->nmods && m->loaded && c->t < m->loaded))
 			continue;
 		if (!m->opened) {
 			m->opened = 1;
