@@ -222,12 +222,14 @@ static struct ht_cp_context *context(struct ht_callpaths *cp, uint32_t node)
 	return &cp->ctx[*v - 1];
 }
 
-static int api_call(struct ht_callpaths *cp, struct ht_timeline *tl, const struct ht_tl_record *r)
+static int api_call(struct ht_callpaths *cp, const struct ht_timeline *tl,
+		    const struct ht_tl_record *r)
 {
 	uint32_t node = ht_callpaths_path(cp, r->proc, ht_timeline_proc(tl, r->proc), r->stack, 0);
 	struct ht_cp_context *c;
 	const char *api = intern(cp, r->name);
 
+	cp->have_stacks = 1;
 	if (!node || !api || !(node = child(cp, node, api, 1)) || !(c = context(cp, node)))
 		return -ENOMEM;
 	cp->stacks++;
@@ -277,10 +279,13 @@ static int device(struct ht_callpaths *cp, const struct ht_tl_record *r)
 	return 0;
 }
 
-static int sample(struct ht_callpaths *cp, struct ht_timeline *tl, const struct ht_tl_record *r)
+static int sample(struct ht_callpaths *cp, const struct ht_timeline *tl,
+		  const struct ht_tl_record *r)
 {
 	uint32_t node = ht_callpaths_path(cp, r->proc, ht_timeline_proc(tl, r->proc), r->stack, 1);
 	uint32_t stamp = (uint32_t)++cp->samples;
+
+	cp->have_samples = 1;
 
 	if (!node)
 		return 0; /* a sample with no frame (no user stack): counted in the total only */
@@ -342,8 +347,23 @@ static int by_size(const void *a, const void *b, void *arg)
 	return strcmp(x->name, y->name);
 }
 
-/* Inclusive metrics up the tree, children lists, largest first. */
-static int finish(struct ht_callpaths *cp)
+int ht_callpaths_take(struct ht_callpaths *cp, const struct ht_timeline *tl,
+		      const struct ht_tl_record *r)
+{
+	if (r->kind == HT_TL_SLICE_END && r->api && r->stack)
+		return api_call(cp, tl, r);
+	if (r->kind == HT_TL_DEVICE)
+		return device(cp, r);
+	if (r->kind == HT_TL_SAMPLE)
+		return sample(cp, tl, r);
+	if (r->kind == HT_TL_LOST && r->cmd_kind == HT_LOST_CPU_SAMPLE) {
+		cp->samples_lost += r->count;
+		cp->have_samples = 1;
+	}
+	return 0;
+}
+
+int ht_callpaths_finish(struct ht_callpaths *cp)
 {
 	for (size_t i = 0; i < cp->nctx; i++) {
 		struct ht_cp_context *c = &cp->ctx[i];
@@ -442,16 +462,7 @@ int ht_callpaths_compute(struct ht_trace *t, struct ht_callpaths *cp, struct ht_
 		return rc;
 	}
 	while ((rc = ht_timeline_next(&tl, &r)) > 0) {
-		if (r->kind == HT_TL_SLICE_END && r->api && r->stack)
-			rc = api_call(cp, &tl, r);
-		else if (r->kind == HT_TL_DEVICE)
-			rc = device(cp, r);
-		else if (r->kind == HT_TL_SAMPLE)
-			rc = sample(cp, &tl, r);
-		else if (r->kind == HT_TL_LOST && r->cmd_kind == HT_LOST_CPU_SAMPLE)
-			cp->samples_lost += r->count;
-		else
-			rc = 0;
+		rc = ht_callpaths_take(cp, &tl, r);
 		if (rc < 0)
 			break;
 	}
@@ -465,7 +476,7 @@ int ht_callpaths_compute(struct ht_trace *t, struct ht_callpaths *cp, struct ht_
 	ht_timeline_close(&tl);
 	if (rc < 0)
 		return rc;
-	return finish(cp) ? -ENOMEM : 0;
+	return ht_callpaths_finish(cp);
 }
 
 void ht_callpaths_release(struct ht_callpaths *cp)

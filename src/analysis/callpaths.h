@@ -109,4 +109,15 @@ void ht_callpaths_sort(struct ht_callpaths *cp);
 /* Starts an empty tree for resolving (the exports): ht_callpaths_release frees it. */
 int ht_callpaths_init(struct ht_callpaths *cp);
 
+/*
+ * For a reader that runs its own pass (the view): takes one record (API
+ * ends with a stack, device commands, samples, losses; others are ignored),
+ * then ht_callpaths_finish once at the end. Return: 0 or -ENOMEM.
+ */
+struct ht_timeline;
+struct ht_tl_record;
+int ht_callpaths_take(struct ht_callpaths *cp, const struct ht_timeline *tl,
+		      const struct ht_tl_record *r);
+int ht_callpaths_finish(struct ht_callpaths *cp);
+
 #endif

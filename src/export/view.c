@@ -21,6 +21,7 @@
 #include "export/export.h"
 #include "export/view_model.h"
 #include "export/view_page.h"
+#include "export/view_stacks.h"
 #include "format/format.h"
 
 #define TOP_ROWS  25
@@ -294,7 +295,8 @@ static void write_report(struct out *o, struct ht_report *r)
 	fputs("]}", f);
 }
 
-static void write_data(struct out *o, struct ht_report *r)
+static int write_data(struct out *o, struct ht_report *r, struct ht_trace *t,
+		      struct ht_read_error *err)
 {
 	struct ht_view_model *m = o->m;
 	FILE *f = o->f;
@@ -313,6 +315,8 @@ static void write_data(struct out *o, struct ht_report *r)
 	fputc(']', f);
 	write_procs(o, r);
 	write_report(o, r);
+	if (ht_view_stacks_write(t, f, m->t0, err))
+		return -1;
 	/* last: the tracks and the report above add to it */
 	fputs(",\"strings\":[", f);
 	for (uint32_t i = 0; i < m->nstr; i++) {
@@ -321,6 +325,7 @@ static void write_data(struct out *o, struct ht_report *r)
 		ht_json_str(f, m->str[i]);
 	}
 	fputs("]}", f);
+	return 0;
 }
 
 int ht_view_html(struct ht_trace *t, FILE *f, struct ht_read_error *err)
@@ -341,7 +346,10 @@ int ht_view_html(struct ht_trace *t, FILE *f, struct ht_read_error *err)
 	for (const char *const *l = ht_view_page_head; *l; l++)
 		fputs(*l, f);
 	fputs("<script type=\"application/json\" id=\"ht-data\">", f);
-	write_data(&o, &r);
+	if (write_data(&o, &r, t, err)) {
+		rc = -EIO;
+		goto out;
+	}
 	fputs("</script>\n", f);
 	for (const char *const *l = ht_view_page_tail; *l; l++)
 		fputs(*l, f);
