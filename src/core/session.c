@@ -695,6 +695,11 @@ __attribute__((destructor)) static void session_unload(void)
 	pthread_mutex_unlock(&S.lock);
 }
 
+HT_EXPORT_BOUND void ht_session_start(void)
+{
+	session_ready();
+}
+
 HT_EXPORT_BOUND void ht_session_exit_now(void)
 {
 	/* A vfork child (S.pid is the parent's: set at load and after fork) keeps off. */

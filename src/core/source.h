@@ -106,6 +106,14 @@ void ht_session_exec_failed(void);
  */
 void ht_session_exit_now(void);
 
+/*
+ * Creates the process directory now rather than at the first event (the
+ * preload library calls it once its sources are registered, so a process
+ * killed before recording anything is still in the trace). Safe where no
+ * runtime is initialising: it calls nothing but the recorder.
+ */
+void ht_session_start(void);
+
 /* ---- called by the session (internal to libhetrace) ---- */
 
 void ht_source_run_thread_open(struct ht_stream *s, int tid);

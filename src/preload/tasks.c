@@ -6,8 +6,10 @@
  * which name, how the process ended (its exit code where it called exit or
  * _exit), and how each child it waited for ended (code or signal: the only
  * place a death by signal is seen). A process that records nothing else
- * still gets its directory: at its first event, at exit, or at _exit,
- * which runs no destructor (dash ends every shell that way).
+ * gets its directory when it starts (this library's constructor), so one
+ * that is killed before it records anything is in the trace too; its
+ * exit is written at exit or at _exit, which runs no destructor (dash ends
+ * every shell that way).
  *
  * Interposed: pthread_create (the new thread notes its start, a key
  * destructor its end), exit, _exit and _Exit (the code), and the wait
@@ -284,4 +286,11 @@ __attribute__((constructor)) static void tasks_load(void)
 	if (pthread_key_create(&key, thread_ended) || ht_source_register(&task_hooks))
 		return;
 	on = 1;
+	/*
+	 * The directory now: a process killed before its first event (or its
+	 * exit) is then in the trace too, its end told by its parent. The
+	 * call-stack source, registered by now or soon, writes its modules
+	 * when it registers.
+	 */
+	ht_session_start();
 }

@@ -290,6 +290,8 @@ __attribute__((constructor)) static void callstack_load(void)
 	if (ht_source_register(&cs_hooks))
 		return;
 	__atomic_store_n(&registered, 1, __ATOMIC_RELAXED);
+	/* a process directory made before this registered has no modules yet */
+	ht_session_with_process(write_modules, NULL);
 	if (cfg->callstacks != HT_STACKS_NONE)
 		__atomic_store_n(&ht_api_stack_hook, capture, __ATOMIC_RELEASE);
 }
