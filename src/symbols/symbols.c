@@ -16,7 +16,8 @@
 #include "common/map.h"
 #include "symbols/symbols.h"
 
-#ifdef HT_HAVE_LIBDW
+#if __has_include(<elfutils/libdwfl.h>)
+#define HT_HAVE_LIBDW 1
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
