@@ -81,6 +81,13 @@ extern void (*ht_api_stack_hook)(void);
 extern uint8_t ht_api_stack_fns[65536 / 8];
 
 /*
+ * Counters at boundaries (sampling/boundary.c registers it): called after
+ * an API call's or region's begin is written (end 0) and before its end is
+ * (end 1); it writes the counters' values as counter events of the thread.
+ */
+extern void (*ht_boundary_hook)(int end);
+
+/*
  * The calling thread's stream, created (thread_open hooks run) at its first
  * use; NULL when the thread records nothing (not recording, or closed).
  */

@@ -110,6 +110,8 @@ static void member_attr(struct perf_event_attr *a, const struct ht_counter_spec 
 	a->inherit = 1;
 	a->exclude_kernel = 1;
 	a->exclude_hv = 1;
+	a->use_clockid = 1; /* the kernel groups only events of one clock (else EINVAL) */
+	a->clockid = CLOCK_MONOTONIC;
 }
 
 static void close_rings(struct ht_sampler *s)
@@ -307,8 +309,9 @@ static uint64_t rec64(const uint8_t *rec, size_t size, size_t *at)
 	return v;
 }
 
-/* One PERF_RECORD_SAMPLE into the spool (layout: the fields of leader_attr, in order). */
-static void take_sample(struct ht_sampler *s, const uint8_t *rec, size_t size)
+/* One PERF_RECORD_SAMPLE of ring `cpu` into the spool (layout: the fields of leader_attr, in
+ * order). */
+static void take_sample(struct ht_sampler *s, unsigned int cpu, const uint8_t *rec, size_t size)
 {
 	struct ht_spool_entry e;
 	uint64_t counters[HT_COUNTERS_MAX] = {0}, abi, stack_size, dyn = 0;
@@ -317,6 +320,7 @@ static void take_sample(struct ht_sampler *s, const uint8_t *rec, size_t size)
 
 	memset(&e, 0, sizeof e);
 	e.kind = HT_SPOOL_SAMPLE;
+	e.cpu = (uint16_t)cpu;
 	e.regs[HT_DW_RA] = rec64(rec, size, &at);
 	{
 		uint64_t pt = rec64(rec, size, &at);
@@ -413,7 +417,7 @@ static void drain(struct ht_sampler *s, struct ring *r)
 				memcpy(s->rec + first, data, h.size - first);
 			}
 			if (h.type == PERF_RECORD_SAMPLE)
-				take_sample(s, s->rec, h.size);
+				take_sample(s, (unsigned int)(r - s->rings), s->rec, h.size);
 			else if (h.size >= 16) /* LOST: id, count; LOST_SAMPLES: count */
 				take_lost(s,
 					  ht_le64(s->rec + (h.type == PERF_RECORD_LOST ? 16 : 8)),

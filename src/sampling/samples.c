@@ -16,7 +16,8 @@
  * build-id gives no rows, and the unwinder falls back on frame pointers),
  * interned in a tree of the image (stack_node, ids from
  * HT_CCT_SAMPLES_BASE), and written to the image's "samples" stream with
- * the counter values and the kernel's losses in their time.
+ * the counter values (each thread's running totals) and the kernel's
+ * losses in their time.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +29,7 @@
 #include "analysis/trace.h"
 #include "common/grow.h"
 #include "common/io.h"
+#include "common/map.h"
 #include "format/format.h"
 #include "sampling/cct.h"
 #include "sampling/spool.h"
@@ -76,6 +78,9 @@ struct writer {
 	char *msg;
 	size_t cap_msg;
 	int err;
+	/* counter values: (tid, ring, k) -> the last value of the thread's
+	 * event on that ring's CPU; (tid, k) -> the thread's running total */
+	struct ht_map counts;
 };
 
 /* A sample's place: its image and time, and where its entry is. */
@@ -359,6 +364,35 @@ static int read_stack(void *ctx, uint64_t addr, uint64_t *v)
 
 static const struct ht_unwind_ops sample_ops = {find_module, read_stack};
 
+/*
+ * The thread's running total of counter k, given v, the value of its event
+ * on the CPU of ring `cpu`: an inherited per-CPU event counts a thread per
+ * CPU, so its values go back when the thread moves; the total sums the
+ * growth on every CPU, as a counter opened on the thread itself reads.
+ */
+static uint64_t thread_total(struct writer *w, int32_t tid, unsigned int cpu, unsigned int k,
+			     uint64_t v)
+{
+	uint64_t key = (uint64_t)(uint32_t)tid << 32 | (uint64_t)k;
+	uint64_t *last = ht_map_u64(&w->counts, key | (uint64_t)(cpu + 1) << 8, 0, NULL);
+	uint64_t *total;
+
+	if (!last)
+		return v;
+	if (v > *last) {
+		uint64_t d = v - *last;
+
+		*last = v;
+		total = ht_map_u64(&w->counts, key, 0, NULL);
+		if (!total)
+			return v;
+		*total += d;
+		return *total;
+	}
+	total = ht_map_find_u64(&w->counts, key);
+	return total ? *total : v;
+}
+
 static void write_sample(struct writer *w, struct image *im, const struct ht_spool_entry *e,
 			 const uint8_t *body)
 {
@@ -398,7 +432,9 @@ static void write_sample(struct writer *w, struct image *im, const struct ht_spo
 	}
 	for (unsigned int k = 0; k < e->ncounters; k++) {
 		const struct ht_ev_sample_counter s = {
-		    .tid = e->tid, .index = (uint8_t)k, .value = values[k]};
+		    .tid = e->tid,
+		    .index = (uint8_t)k,
+		    .value = thread_total(w, e->tid, e->cpu, k, values[k])};
 
 		SAMPLE_WRITE(w, im, sample_counter, &s, e->time);
 	}
@@ -489,6 +525,7 @@ static void release(struct writer *w)
 		ht_cct_release(&im->tree);
 	}
 	free(w->im);
+	ht_map_release(&w->counts);
 	if (w->t)
 		ht_trace_close(w->t);
 }

@@ -19,7 +19,7 @@ struct ht_spool_entry {
 	uint32_t size; /* the whole entry, a multiple of 8 */
 	uint8_t kind;
 	uint8_t ncounters;
-	uint16_t pad;
+	uint16_t cpu; /* the ring (CPU) it came from: its counter values are the thread's there */
 	int32_t pid, tid;
 	uint32_t stack; /* bytes of stack, copied from regs[HT_DW_RSP] up */
 	uint32_t valid; /* registers known, by DWARF number */
