@@ -11,9 +11,9 @@
  * Cost per call with a 10-frame stack, all rows cached (the steady state):
  * the module list's generation check (dl_iterate_phdr stopped at its first
  * object, ~33 ns here), ~10 ns per frame, and the comparison with the
- * thread's previous stack, which a launch loop repeats, so the tree is
- * locked only for a stack not seen last on this thread. bench/opencl.sh
- * measures it (callstack_kernel_ns).
+ * thread's few last stacks, which a loop of launches and waits repeats, so
+ * the tree is locked only for a stack not seen lately on this thread.
+ * bench/opencl.sh measures it (callstack_kernel_ns).
  *
  * This source also records the module list (modules.h) for `record`'s CPU
  * samples, when those are on and call stacks are not.
@@ -33,13 +33,19 @@
 #include "sampling/cct.h"
 #include "sampling/modules.h"
 
+/* Stacks a thread saw last: a loop of launch and wait repeats two or three. */
+#define RECENT 4
+
 struct tstate {
 	struct ht_unwind_cache *cache; /* allocated at the thread's first stack */
 	uint64_t lo, hi;	       /* the thread's stack */
 	int busy;		       /* a capture runs (a nested API call is not unwound) */
-	int nlast;
-	uint32_t last_node;
-	uint64_t last[HT_UNWIND_MAX];
+	unsigned int next;	       /* the recent entry replaced next */
+	struct recent {
+		int n;
+		uint32_t node;
+		uint64_t frames[HT_UNWIND_MAX];
+	} recent[RECENT];
 };
 
 static __thread struct tstate *ts __attribute__((tls_model("initial-exec")));
@@ -208,15 +214,18 @@ static void capture(void)
 	a.n = live_frames(t, frames);
 	if (!a.n)
 		goto out;
-	if (a.n == t->nlast && !memcmp(frames, t->last, (size_t)a.n * sizeof *frames)) {
-		a.node = t->last_node;
-	} else {
+	for (int i = 0; i < RECENT && !a.node; i++)
+		if (t->recent[i].n == a.n && !memcmp(frames, t->recent[i].frames, (size_t)a.n * 8))
+			a.node = t->recent[i].node;
+	if (!a.node) {
+		struct recent *r = &t->recent[t->next++ % RECENT];
+
 		ht_session_with_process(intern_locked, &a);
 		if (!a.node)
 			goto out;
-		memcpy(t->last, frames, (size_t)a.n * sizeof *frames);
-		t->nlast = a.n;
-		t->last_node = a.node;
+		memcpy(r->frames, frames, (size_t)a.n * sizeof *frames);
+		r->n = a.n;
+		r->node = a.node;
 	}
 	HT_WRITE(s, api_stack, (&(struct ht_ev_api_stack){.node = a.node}));
 out:

@@ -52,7 +52,8 @@ static int step_cfi(const struct ht_unwind_ops *ops, void *ctx, const struct ht_
 			return -EINVAL;
 		cfa = rg->r[row->cfa_reg] + (uint64_t)(int64_t)row->cfa_off;
 	}
-	memset(&out, 0, sizeof out);
+	/* only the registers marked valid are ever read: no memset (a rep stos,
+	 * a third of a frame's time here) */
 	out.r[HT_DW_RSP] = cfa; /* the caller's stack pointer, unless a rule says otherwise */
 	out.valid = 1u << HT_DW_RSP;
 	for (unsigned int i = 0; i < HT_CFI_TRACKED; i++) {
