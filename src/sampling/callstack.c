@@ -159,7 +159,11 @@ static int thread_setup(struct tstate *t)
 	t->lo = (uint64_t)(uintptr_t)addr;
 	t->hi = t->lo + size;
 	t->cache = calloc(1, sizeof *t->cache);
-	return t->cache ? 0 : -ENOMEM;
+	if (!t->cache)
+		return -ENOMEM;
+	t->cache->by_pc = 1;
+	t->cache->stamp = ~0ull; /* cleared (again) at its first use */
+	return 0;
 }
 
 struct intern_arg {
@@ -211,6 +215,11 @@ static void capture(void)
 	if (!t->cache && thread_setup(t))
 		goto out;
 	ht_callstack_modules_check(1);
+	if (t->cache->stamp != __atomic_load_n(&generation, __ATOMIC_RELAXED)) {
+		/* another module list: rows found by address alone may be of another file */
+		memset(t->cache->slot, 0, sizeof t->cache->slot);
+		t->cache->stamp = __atomic_load_n(&generation, __ATOMIC_RELAXED);
+	}
 	a.n = live_frames(t, frames);
 	if (!a.n)
 		goto out;

@@ -36,9 +36,17 @@ struct ht_unwind_ops {
 	int (*read)(void *ctx, uint64_t addr, uint64_t *v);
 };
 
-/* Rows by address: direct-mapped, owned by the caller (per thread, or per process image). */
+/*
+ * Rows by address: direct-mapped, owned by the caller (per thread, or per
+ * process image). With by_pc set, a slot is taken on its address alone,
+ * without asking ops->find (a binary search and an indirect call per
+ * frame): for a caller whose module list does not change under the cache
+ * (the live unwinder clears it, stamp, when the process's list changes).
+ */
 #define HT_UNWIND_CACHE 512
 struct ht_unwind_cache {
+	int by_pc;
+	unsigned long long stamp; /* the caller's: the module list the slots are of */
 	struct ht_unwind_slot {
 		uint64_t pc; /* the address looked up (0: empty) */
 		const struct ht_unwind_module *mod;
@@ -57,8 +65,8 @@ struct ht_unwind_regs {
  * Unwinds from regs (the pc in r[HT_DW_RA] is where the frame is: exact,
  * not a return address). Writes up to max frames, innermost first: pcs[i]
  * (return addresses after the first) and mods[i] (NULL when no module holds
- * it). cache may be NULL. Return: the number of frames (>= 1 when the pc is
- * valid).
+ * it). cache may be NULL; regs is scratch space afterwards. Return: the
+ * number of frames (>= 1 when the pc is valid).
  */
 int ht_unwind(const struct ht_unwind_ops *ops, void *ctx, struct ht_unwind_cache *cache,
 	      struct ht_unwind_regs *regs, uint64_t *pcs, const struct ht_unwind_module **mods,
