@@ -11,7 +11,13 @@
 # timestamps; trace - prof is hetrace's own share of an enqueue. A sixth,
 # inproc, measures that share inside one traced process (cl_bench inproc:
 # recorded and unrecorded blocks of ~1 ms alternate, so slow phases of the
-# machine hit both sides alike). Not pass/fail.
+# machine hit both sides alike). A seventh, stacks, measures the calling
+# contexts the same way (cl_bench stacks: kernel + clFinish 10 frames below
+# main, the recorder's stack hook set and cleared in alternate blocks):
+# callstack_kernel_ns is what --callstacks=launch (the default) adds per
+# launch and its wait. The trace configurations run with --callstacks=none
+# --no-sample, so their figures compare with those of before call stacks
+# and CPU sampling. Not pass/fail.
 #
 # The memtrace line: memory-access tracing of a memory-bound kernel (mt_bench:
 # saxpy, two loads and a store per work-item, MT_N floats), untraced and under
@@ -42,6 +48,7 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/ht-opencl-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
+plain="--callstacks=none --no-sample" # what `record` did before call stacks and samples
 memtrace() { # the memtrace line (see above)
 	local mt=$build/bin/mt_bench n=${MT_N:-262144} iter=5 r want got
 	if [ ! -x "$mt" ] || [ ! -x "$build/bin/hetrace-cl-rewrite" ]; then
@@ -51,10 +58,10 @@ memtrace() { # the memtrace line (see above)
 	POCL_DEVICES=basic "$mt" "$n" 1 >/dev/null # warm PoCL's kernel cache
 	for r in $(seq 1 "$reps"); do
 		POCL_DEVICES=basic "$mt" "$n" "$iter" >"$work/mt.base.$r"
-		POCL_DEVICES=basic "$build/bin/hetrace" record -q -o "$work/tdir.mt.$r" --memory-access \
+		POCL_DEVICES=basic "$build/bin/hetrace" record -q $plain -o "$work/tdir.mt.$r" --memory-access \
 			--memory-access-sample 100000 --mode block -- "$mt" "$n" "$iter" >"$work/mt.instr.$r"
 		rm -rf "$work/tdir.mt.$r"
-		POCL_DEVICES=basic "$build/bin/hetrace" record -q -o "$work/tdir.mt.$r" --memory-access \
+		POCL_DEVICES=basic "$build/bin/hetrace" record -q $plain -o "$work/tdir.mt.$r" --memory-access \
 			--mode block -- "$mt" "$n" "$iter" >"$work/mt.trace.$r"
 		want=$((3 * n * (iter + 1)))
 		got=$("$build/bin/hetrace" info "$work/tdir.mt.$r" | sed -n 's/.* mem_access \([0-9]*\).*/\1/p' | head -1)
@@ -106,10 +113,10 @@ run() { # run CONFIG DEVICE REP
 	prof) POCL_DEVICES=$2 "$bench" "$scale" profiled >"$out" ;;
 	preload) POCL_DEVICES=$2 LD_PRELOAD="$lib/libhetrace.so.0:$lib/libhetrace-opencl.so" \
 		"$bench" "$scale" >"$out" ;;
-	trace) POCL_DEVICES=$2 "$build/bin/hetrace" record -q -o "$work/tdir.$2.$3" -- \
+	trace) POCL_DEVICES=$2 "$build/bin/hetrace" record -q $plain -o "$work/tdir.$2.$3" -- \
 		"$bench" "$scale" >"$out"
 		rm -rf "$work/tdir.$2.$3" ;;
-	trace-cb) POCL_DEVICES=$2 HETRACE_CL_COLLECT=callback "$build/bin/hetrace" record -q \
+	trace-cb) POCL_DEVICES=$2 HETRACE_CL_COLLECT=callback "$build/bin/hetrace" record -q $plain \
 		-o "$work/tdir.$2.$3" -- "$bench" "$scale" >"$out"
 		rm -rf "$work/tdir.$2.$3" ;;
 	esac
@@ -125,9 +132,11 @@ for dev in basic pthread; do
 done
 
 for r in $(seq 1 "$reps"); do
-	POCL_DEVICES=basic "$build/bin/hetrace" record -q -o "$work/tdir.inproc.$r" -- \
+	POCL_DEVICES=basic "$build/bin/hetrace" record -q $plain -o "$work/tdir.inproc.$r" -- \
 		"$bench" "$scale" inproc >"$work/inproc.basic.$r"
-	rm -rf "$work/tdir.inproc.$r"
+	POCL_DEVICES=basic "$build/bin/hetrace" record -q --no-sample -o "$work/tdir.stacks.$r" -- \
+		"$bench" "$scale" stacks >"$work/stacks.basic.$r"
+	rm -rf "$work/tdir.inproc.$r" "$work/tdir.stacks.$r"
 done
 
 /usr/bin/env python3 - "$work" "$reps" <<'EOF'
@@ -191,8 +200,18 @@ print("opencl-bench-inproc: hetrace's own share in one process (median of %d run
                           min(inp["inproc_kernel_share"]), max(inp["inproc_kernel_share"]),
                           statistics.median(inp["inproc_read4k_share"]),
                           min(inp["inproc_read4k_share"]), max(inp["inproc_read4k_share"])))
+stk = []
+for f in glob.glob(os.path.join(work, "stacks.basic.*")):
+    for line in open(f):
+        k, v = line.split()
+        if k == "callstack_kernel_share":
+            stk.append(float(v))
+print("opencl-bench-stacks: --callstacks=launch per kernel + clFinish 10 frames below main "
+      "(median of %d runs of the median over block pairs) %.1f [%.1f-%.1f] ns (basic device)" % (
+          len(stk), statistics.median(stk), min(stk), max(stk)))
 print("\nopencl-bench: preload_ns=%.1f trace_sync_ns=%.1f trace_read4k_ns=%.1f "
-      "trace_kernel_ns=%.1f" % (sync_pre, sync_tr, d("read_4KiB", "trace"),
-                                d("kernel_finish", "trace")))
+      "trace_kernel_ns=%.1f callstack_kernel_ns=%.1f" % (
+          sync_pre, sync_tr, d("read_4KiB", "trace"), d("kernel_finish", "trace"),
+          statistics.median(stk)))
 EOF
 memtrace

@@ -2,7 +2,9 @@
 """Generates src/export/view_page.h from src/export/view_page.html.
 
 The page of `hetrace view` (HTML, CSS and JavaScript) lives in one readable
-file; this script turns it into two NULL-terminated arrays of C string
+file (a line `<!--HT_INCLUDE name.js-->` takes the lines of
+src/export/name.js, so a part of the page can live in a file of its own);
+this script turns it into two NULL-terminated arrays of C string
 literals, the part before the `<!--HT_DATA-->` line and the part after it,
 between which ht_view_html() writes the trace's JSON. Lines, not one long
 literal: C11 only promises 4095 characters per string literal.
@@ -10,6 +12,7 @@ literal: C11 only promises 4095 characters per string literal.
 usage: gen-view-page.py [--check]   (--check: fail if view_page.h is stale)
 """
 import os
+import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -41,7 +44,15 @@ def c_literal(line):
 
 def generate():
     with open(SRC, encoding="ascii", errors="strict") as f:
-        lines = f.read().splitlines(keepends=True)
+        lines = []
+        for line in f.read().splitlines(keepends=True):
+            inc = re.match(r"\s*<!--HT_INCLUDE ([A-Za-z0-9_.-]+)-->\s*$", line)
+            if not inc:
+                lines.append(line)
+                continue
+            with open(os.path.join(os.path.dirname(SRC), inc.group(1)), encoding="ascii",
+                      errors="strict") as g:
+                lines.extend(g.read().splitlines(keepends=True))
     marks = [i for i, l in enumerate(lines) if l.strip() == MARK]
     if len(marks) != 1:
         sys.exit("gen-view-page: %s: expected exactly one %s line" % (SRC, MARK))

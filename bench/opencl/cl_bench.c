@@ -55,6 +55,11 @@ static const char *source = "__kernel void nop(__global int *a) { a[get_global_i
 
 /* hetrace's recording flag (hetrace.h), present when run under `hetrace record`. */
 extern int ht_active __attribute__((weak));
+/* the recorder's calling-context hook (core/source.h), set by --callstacks=launch|all */
+extern void (*ht_api_stack_hook)(void) __attribute__((weak));
+
+/* main, STACK_DEPTH - 2 levels of nested() and stack_block(): the frames above a launch */
+#define STACK_DEPTH 10
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -119,6 +124,65 @@ static int inproc(cl_command_queue q, cl_kernel k, cl_mem b, void *host, int pai
 	return 0;
 }
 
+/* `n` kernel + clFinish with `depth` more frames of nested() above; ns per launch. */
+static __attribute__((noinline)) double nested(int depth, cl_command_queue q, cl_kernel k, long n)
+{
+	size_t gsz = 64;
+	double t;
+
+	if (depth > 0) {
+		t = nested(depth - 1, q, k, n);
+		__asm__ volatile("" ::: "memory"); /* not a tail call: the frame stays */
+		return t;
+	}
+	t = now_ns();
+	for (long i = 0; i < n; i++) {
+		clEnqueueNDRangeKernel(q, k, 1, NULL, &gsz, NULL, 0, NULL, NULL);
+		clFinish(q);
+	}
+	return (now_ns() - t) / n;
+}
+
+static __attribute__((noinline)) double stack_block(cl_command_queue q, cl_kernel k, int on,
+						    void (*hook)(void))
+{
+	double t;
+
+	ht_api_stack_hook = on ? hook : NULL;
+	t = nested(STACK_DEPTH - 3, q, k, 200);
+	ht_api_stack_hook = hook;
+	return t;
+}
+
+/* The stacks mode (see the top); `pairs` block pairs, order alternating. */
+static int stacks(cl_command_queue q, cl_kernel k, int pairs)
+{
+	void (*hook)(void) = &ht_api_stack_hook ? ht_api_stack_hook : NULL;
+	double *diff = malloc(pairs * sizeof *diff);
+
+	if (!hook || !diff) {
+		fprintf(stderr, "cl_bench: stacks needs `hetrace record --callstacks=launch`\n");
+		free(diff);
+		return 1;
+	}
+	for (int i = 0; i < pairs; i++) {
+		double on, off;
+
+		if (i & 1) {
+			off = stack_block(q, k, 0, hook);
+			on = stack_block(q, k, 1, hook);
+		} else {
+			on = stack_block(q, k, 1, hook);
+			off = stack_block(q, k, 0, hook);
+		}
+		diff[i] = on - off;
+	}
+	qsort(diff, pairs, sizeof *diff, cmp_double);
+	printf("callstack_kernel_share %.1f\n", diff[pairs / 2]);
+	free(diff);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	double scale = argc > 1 ? atof(argv[1]) : 1.0, t;
@@ -153,6 +217,8 @@ int main(int argc, char **argv)
 	clEnqueueWriteBuffer(q, b, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL);
 	if (mode_inproc)
 		return inproc(q, k, b, host, (int)(100 * scale) | 1);
+	if (argc > 2 && !strcmp(argv[2], "stacks"))
+		return stacks(q, k, (int)(100 * scale) | 1);
 
 	iters = (long)(200000 * scale);
 	t = now_ns();

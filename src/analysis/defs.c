@@ -116,6 +116,9 @@ static void define(struct ht_proc_info *p, const struct ht_event *ev)
 		}
 		if (dev < p->ndevices)
 			snprintf(p->devices[dev], sizeof p->devices[dev], "%s", u.device_info.name);
+	} else if (ev->id == HT_EV_STACK_NODE || ev->id == HT_EV_MODULE_LOAD ||
+		   ev->id == HT_EV_MODULE_UNLOAD) {
+		ht_stacks_define(p->stacks, ev->id, ev->payload, ev->size);
 	} else if (ev->id == HT_EV_OS_STATUS) {
 		p->os_status = 1;
 	} else if (ev->id == HT_EV_PROCESS_INFO &&
@@ -138,6 +141,13 @@ int ht_proc_info_load(struct ht_proc_info *p, const struct ht_trace_process *tp,
 	memset(p, 0, sizeof *p);
 	p->tp = tp;
 	p->pid = atoi(tp->name); /* "<pid>-<comm>", until process_info says */
+	p->stacks = calloc(1, sizeof *p->stacks);
+	if (!p->stacks) {
+		snprintf(err->file, sizeof err->file, "%s", tp->name);
+		err->offset = HT_NO_OFFSET;
+		snprintf(err->msg, sizeof err->msg, "out of memory");
+		return -ENOMEM;
+	}
 	for (unsigned int i = 0; i < tp->nstreams; i++) {
 		if (strcmp(tp->streams[i].name, "process"))
 			continue;
@@ -169,6 +179,9 @@ void ht_proc_info_release(struct ht_proc_info *p)
 	free(p->fns);
 	free(p->devices);
 	free(p->cmdline);
+	if (p->stacks)
+		ht_stacks_release(p->stacks);
+	free(p->stacks);
 	memset(p, 0, sizeof *p);
 }
 

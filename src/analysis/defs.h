@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "analysis/stacks.h"
 #include "analysis/trace.h"
 
 /* A traced function as its fn_def describes it (fntable.h). */
@@ -38,6 +39,8 @@ struct ht_proc_info {
 	char (*devices)[128]; /* device names by device index (device_info) */
 	uint32_t ndevices;
 	int os_status; /* the process noted its OS recording (on, off or partial) */
+	/* modules and calling contexts (stacks.h): the process stream's, then its samples' */
+	struct ht_stacks *stacks;
 };
 
 /*

@@ -29,6 +29,8 @@ enum ht_pipe_kind ht_pipe_kind_of(const char *name)
 		return HT_PK_DEVICE;
 	if (!strncmp(name, "os-", 3))
 		return HT_PK_OS;
+	if (!strcmp(name, "samples"))
+		return HT_PK_SAMPLES;
 	return HT_PK_THREAD;
 }
 

@@ -25,13 +25,14 @@
 #define HT_PIPE_AHEAD 4		 /* packets decoded ahead per stream */
 #define HT_PIPE_SMALL (4u << 20) /* bytes: a trace this small gets no worker by default */
 
-/* What kind of stream a file is, by its name (process, thread-*, device-*, os-*). */
+/* What kind of stream a file is, by its name (process, thread-*, device-*, os-*, samples). */
 enum ht_pipe_kind {
 	HT_PK_PROCESS = 1 << 0,
 	HT_PK_THREAD = 1 << 1,
 	HT_PK_DEVICE = 1 << 2,
 	HT_PK_OS = 1 << 3,
-	HT_PK_ALL = 0xf,
+	HT_PK_SAMPLES = 1 << 4, /* CPU samples `record` wrote (sampling/collect.h) */
+	HT_PK_ALL = 0x1f,
 };
 
 /* An event of a decoded packet: its full timestamp and where its payload is. */

@@ -38,6 +38,7 @@ struct pending {
 struct frame {
 	uint32_t id; /* fn id, or string id for regions */
 	uint8_t region;
+	uint32_t stack; /* its calling context (api_stack), 0 if none */
 	uint64_t begin;
 };
 
@@ -70,6 +71,7 @@ struct ht_tl_stream {
 	uint64_t lost; /* events_discarded so far */
 	struct frame *stack;
 	size_t depth, cap;
+	uint32_t stack_next; /* api_stack: the context of the slice that begins next */
 	uint64_t events;
 	uint64_t first_ts, last_ts; /* of its first and last event taken */
 	uint64_t by_class[32];
@@ -345,7 +347,15 @@ int ht_timeline_open(struct ht_timeline *tl, struct ht_trace *t, const struct ht
 		case HT_EV_PROCESS_INFO:
 		case HT_EV_DEVICE_INFO:
 		case HT_EV_QUEUE_INFO:
+		case HT_EV_MODULE_LOAD:
+		case HT_EV_MODULE_UNLOAD:
 			none = !tl->opts.meta || skip & 1u << HT_TL_DEFINITION ? NOOP_NONE : 0;
+			break;
+		case HT_EV_CPU_SAMPLE:
+			none = skip & 1u << HT_TL_SAMPLE ? NOOP_NONE : 0;
+			break;
+		case HT_EV_TASK:
+			none = skip & 1u << HT_TL_TASK ? NOOP_NONE : 0;
 			break;
 		default:
 			none = 0;
@@ -503,6 +513,7 @@ static inline void base(struct ht_tl_record *r, enum ht_tl_kind k, const struct 
 	r->api = 0;
 	r->paired = 0;
 	r->depth = 0;
+	r->stack = 0;
 	r->corr = 0;
 	r->ret = 0;
 	r->value = 0;
@@ -747,20 +758,24 @@ static inline int push_frame(struct ht_timeline *tl, struct ht_tl_stream *s, uin
 		return nomem(tl);
 	s->stack[s->depth].id = id;
 	s->stack[s->depth].region = (uint8_t)region;
+	s->stack[s->depth].stack = s->stack_next; /* the api_stack before it, if any */
+	s->stack_next = 0;
 	s->stack[s->depth++].begin = ts;
 	return 0;
 }
 
 /*
  * Closes the innermost open frame (id, region) and any left open inside it.
- * Return: 1 with its begin time, or 0 (nothing popped) when there is none.
+ * Return: 1 with its begin time and calling context in r, or 0 (nothing
+ * popped) when there is none.
  */
-static int pop_frame(struct ht_tl_stream *s, uint32_t id, int region, uint64_t *begin)
+static int pop_frame(struct ht_tl_stream *s, uint32_t id, int region, struct ht_tl_record *r)
 {
 	for (size_t i = s->depth; i-- > 0;)
 		if (s->stack[i].id == id && s->stack[i].region == region) {
 			s->depth = i;
-			*begin = s->stack[i].begin;
+			r->begin = s->stack[i].begin;
+			r->stack = s->stack[i].stack;
 			return 1;
 		}
 	return 0;
@@ -895,11 +910,12 @@ static int take(struct ht_timeline *tl, unsigned int si, const struct ht_evref *
 		r->name_id = ht_proc_string_id(pi, name);
 		r->name = ht_proc_string(pi, name);
 		if (e->id == HT_EV_REGION_BEGIN) {
+			r->stack = s->stack_next;
 			if (push_frame(tl, s, name, 1, e->ts))
 				return -ENOMEM;
 		} else {
 			r->begin = e->ts;
-			r->paired = (uint8_t)pop_frame(s, name, 1, &r->begin);
+			r->paired = (uint8_t)pop_frame(s, name, 1, r);
 		}
 		r->depth = (uint32_t)s->depth;
 		break;
@@ -930,6 +946,7 @@ static int take(struct ht_timeline *tl, unsigned int si, const struct ht_evref *
 		r->category = "api";
 		r->api = 1;
 		r->name = r->fn ? r->fn->name : "?";
+		r->stack = s->stack_next;
 		if (push_frame(tl, s, u.api_begin.fn, 0, e->ts))
 			return -ENOMEM;
 		r->depth = (uint32_t)s->depth;
@@ -947,7 +964,7 @@ static int take(struct ht_timeline *tl, unsigned int si, const struct ht_evref *
 		r->name = r->fn ? r->fn->name : "?";
 		r->ret = u.api_end.ret;
 		r->begin = e->ts;
-		r->paired = (uint8_t)pop_frame(s, u.api_end.fn, 0, &r->begin);
+		r->paired = (uint8_t)pop_frame(s, u.api_end.fn, 0, r);
 		r->depth = (uint32_t)s->depth;
 		fn_args(r, pi, r->fn, &u.api_end, !tl->opts.no_args);
 		if (r->corr && reordering(tl)) {
@@ -1007,6 +1024,52 @@ static int take(struct ht_timeline *tl, unsigned int si, const struct ht_evref *
 		r->args[0].key = "cpu";
 		r->args[0].type = HT_TL_UINT;
 		r->args[0].v.u = u.cpu_state.cpu;
+		break;
+	case HT_EV_API_STACK:
+		s->stack_next = ht_le32(q + HT_OFF_API_STACK_NODE);
+		return 0;
+	case HT_EV_CPU_SAMPLE:
+		if (tl->opts.skip & (1u << HT_TL_SAMPLE) ||
+		    ht_ev_cpu_sample_get(&u.cpu_sample, q, e->size) < 0)
+			return 0;
+		base(r, HT_TL_SAMPLE, tl, si, e->ts);
+		r->tid = u.cpu_sample.tid;
+		r->stack = u.cpu_sample.node;
+		r->category = "cpu_sample";
+		break;
+	case HT_EV_SAMPLE_COUNTER:
+		if (tl->opts.skip & (1u << HT_TL_COUNTER) ||
+		    ht_ev_sample_counter_get(&u.sample_counter, q, e->size) < 0)
+			return 0;
+		base(r, HT_TL_COUNTER, tl, si, e->ts);
+		r->tid = u.sample_counter.tid;
+		r->name = pi->stacks->counters[u.sample_counter.index];
+		if (!r->name)
+			r->name = "?";
+		r->value = (double)u.sample_counter.value;
+		break;
+	case HT_EV_TASK:
+		if (tl->opts.skip & (1u << HT_TL_TASK) || ht_ev_task_get(&u.task, q, e->size) < 0 ||
+		    u.task.kind >= HT_TASK_KIND_COUNT)
+			return 0;
+		base(r, HT_TL_TASK, tl, si, e->ts);
+		r->tid = u.task.tid;
+		r->cmd_kind = u.task.kind;
+		r->category = ht_task_kind_names[u.task.kind];
+		r->begin = u.task.ns;
+		r->ret = u.task.code;
+		r->value = u.task.signal;
+		r->name = u.task.name;
+		break;
+	case HT_EV_STACK_NODE:
+	case HT_EV_COUNTER_NAME:
+		/* the samples stream's, each before its first use (the process's are loaded) */
+		if (s->kind != HT_PK_PROCESS)
+			ht_stacks_define(pi->stacks, e->id, q, e->size);
+		if (!tl->opts.meta || tl->opts.skip & (1u << HT_TL_DEFINITION))
+			return 0;
+		base(r, HT_TL_DEFINITION, tl, si, e->ts);
+		r->name = ht_format_event_class(HT_SC_THREAD, e->id)->name;
 		break;
 	case HT_EV_CLOCK_ANCHOR:
 		if (!tl->opts.meta || tl->opts.skip & (1u << HT_TL_ANCHOR) ||

@@ -49,7 +49,7 @@ enum ht_tl_kind {
 	HT_TL_SLICE_END,   /* same, begin = its begin's time; api: ret, args, corr (its
 			      device command, 0 if none) */
 	HT_TL_INSTANT,	   /* pid, tid, name, args */
-	HT_TL_COUNTER,	   /* pid, tid, name, value */
+	HT_TL_COUNTER,	   /* pid, tid, name, value (also a sampled counter: samples stream) */
 	HT_TL_DEVICE,	   /* pid, device, queue, name, category (kind), ts..end, corr, ...;
 			      text = the device's name */
 	HT_TL_LOST,	   /* pid, tid (0: device or process streams), count = events (and
@@ -86,6 +86,21 @@ enum ht_tl_kind {
 	HT_TL_MEM_ACCESS, /* corr; mem: addr, group, item, site, size, kind */
 	HT_TL_MEM_END,	  /* corr; mem: records, dropped (also given as an HT_TL_LOST of
 			     kind HT_LOST_MEMORY_ACCESS when not 0) */
+	/*
+	 * A CPU sample (samples stream, written by `record`): pid, tid, ts,
+	 * stack = its calling context (the sampled instruction innermost),
+	 * category "cpu_sample". Samples come in time order among themselves,
+	 * not among the thread's other records.
+	 */
+	HT_TL_SAMPLE,
+	/*
+	 * A process's or thread's life (task events): pid, tid, cmd_kind =
+	 * ht_task_kind, begin = when it happened (ts is when it was written:
+	 * a process start is written when its directory is made), ret = exit
+	 * code (-1: unknown), value = the signal that killed it (child_exit),
+	 * name = the thread's name. child_exit: tid is the child's pid.
+	 */
+	HT_TL_TASK,
 };
 
 enum ht_tl_arg_type {
@@ -129,6 +144,8 @@ struct ht_tl_record {
 	uint8_t api;		     /* slices: an API call (else a region) */
 	uint8_t paired;		     /* slice ends: its begin was found (else begin = ts) */
 	uint32_t depth;		     /* slices: open calls and regions of the thread after it */
+	uint32_t stack;		     /* slices, samples: the calling context, a stack node of
+				      * the process (stacks.h; defs->stacks), 0 if none */
 	uint64_t corr;
 	int32_t ret;
 	double value;

@@ -1,5 +1,5 @@
 /*
- * hetrace export DIR --format perfetto|chrome|otf2|ctf|sqlite -o OUT, and
+ * hetrace export DIR --format perfetto|chrome|otf2|ctf|sqlite|collapsed -o OUT, and
  * hetrace view DIR -o timeline.html. Output goes to a temporary name next to
  * OUT and is renamed into place only when complete: an error never leaves
  * half a file (or directory) under OUT. Everything it creates is 0600 (0700
@@ -18,7 +18,7 @@
 #include "export/export.h"
 #include "export/sqlite.h"
 
-enum what { PERFETTO, CHROME, OTF2, CTF, SQLITE, HTML };
+enum what { PERFETTO, CHROME, OTF2, CTF, SQLITE, COLLAPSED, HTML };
 
 static int is_dir_format(enum what w)
 {
@@ -86,9 +86,10 @@ static int run(enum what w, const char *sub, const char *dir, const char *out, i
 				close(fd);
 			goto out;
 		}
-		rc = w == PERFETTO ? ht_export_perfetto(t, f, &err)
-		     : w == CHROME ? ht_export_chrome(t, f, &err)
-				   : ht_view_html(t, f, &err);
+		rc = w == PERFETTO    ? ht_export_perfetto(t, f, &err)
+		     : w == CHROME    ? ht_export_chrome(t, f, &err)
+		     : w == COLLAPSED ? ht_export_collapsed(t, f, &err)
+				      : ht_view_html(t, f, &err);
 		if (fflush(f) || ferror(f)) {
 			if (!rc) {
 				rc = -EIO;
@@ -132,7 +133,7 @@ out:
 static int parse(int argc, char **argv, const char *sub, int need_format, enum what *w,
 		 const char **dir, const char **out, int *force)
 {
-	static const char *const names[] = {"perfetto", "chrome", "otf2", "ctf", "sqlite"};
+	static const char *const names[] = {"perfetto", "chrome", "otf2", "ctf", "sqlite", "collapsed"};
 	int have_format = !need_format;
 
 	for (int i = 1; i < argc; i++) {
@@ -140,9 +141,8 @@ static int parse(int argc, char **argv, const char *sub, int need_format, enum w
 
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			if (need_format)
-				puts("usage: hetrace export DIR --format perfetto|chrome|otf2|ctf|sqlite "
-				     "-o OUT "
-				     "[--force]");
+				puts("usage: hetrace export DIR --format "
+				     "perfetto|chrome|otf2|ctf|sqlite|collapsed -o OUT [--force]");
 			else
 				puts("usage: hetrace view DIR -o timeline.html [--force]");
 			return -1;
@@ -156,12 +156,12 @@ static int parse(int argc, char **argv, const char *sub, int need_format, enum w
 			const char *v = i + 1 < argc ? argv[++i] : "";
 			unsigned int k;
 
-			for (k = 0; k < 5 && strcmp(v, names[k]); k++)
+			for (k = 0; k < sizeof names / sizeof names[0] && strcmp(v, names[k]); k++)
 				;
-			if (k == 5)
+			if (k == sizeof names / sizeof names[0])
 				return ht_usage_error(sub,
-						      "--format must be perfetto, chrome, otf2, ctf or "
-						      "sqlite, not '%s'",
+						      "--format must be perfetto, chrome, otf2, "
+						      "ctf, sqlite or collapsed, not '%s'",
 						      v);
 			*w = (enum what)k;
 			have_format = 1;
@@ -176,7 +176,8 @@ static int parse(int argc, char **argv, const char *sub, int need_format, enum w
 	if (!*dir)
 		return ht_usage_error(sub, "no trace directory given");
 	if (!have_format)
-		return ht_usage_error(sub, "--format is required (perfetto, chrome, otf2, ctf or sqlite)");
+		return ht_usage_error(sub, "--format is required (perfetto, chrome, otf2, ctf, sqlite "
+					   "or collapsed)");
 	if (!*out)
 		return ht_usage_error(sub, "-o OUT is required");
 	return 0;

@@ -12,8 +12,10 @@
 #include <time.h>
 
 #include "analysis/escape.h"
+#include "analysis/lifetimes.h"
 #include "analysis/summary.h"
 #include "cli/cli.h"
+#include "cli/info_life.h"
 
 /*
  * A trace's string as a terminal may show it (its control characters
@@ -143,7 +145,8 @@ int ht_cmd_info(int argc, char **argv)
 	uint64_t events = 0, lost = 0;
 	unsigned int threads = 0;
 	struct ht_proc_summary *sums;
-	int rc, status = 0;
+	struct ht_life *lives;
+	int rc, status = 0, lrc;
 
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		puts("usage: hetrace info DIR");
@@ -195,21 +198,31 @@ int ht_cmd_info(int argc, char **argv)
 	for (unsigned int i = 0; !ht_trace_index_get_nth(t, "untraced", i, buf, sizeof buf); i++)
 		printf("untraced    %s\n", T(buf));
 	sums = calloc(t->nprocs ? t->nprocs : 1, sizeof *sums);
-	if (!sums) {
+	lives = calloc(t->nprocs ? t->nprocs : 1, sizeof *lives);
+	if (!sums || !lives) {
+		free(sums);
+		free(lives);
 		ht_trace_close(t);
 		return ht_error("out of memory");
 	}
 	rc = ht_summary_compute(t, sums, &err);
+	lrc = rc ? -1 : ht_lifetimes_compute(t, lives, &err);
 	for (unsigned int i = 0; i < t->nprocs; i++) {
 		struct ht_proc_summary *s = &sums[i];
 
 		print_process(&t->procs[i], s, m2r);
+		if (!lrc)
+			ht_info_life_print(&lives[i]);
+		ht_lifetimes_release(&lives[i]);
 		events += s->events;
 		lost += s->discarded;
 		threads += s->nthreads;
 		ht_summary_release(s);
 	}
 	free(sums);
+	free(lives);
+	if (!rc && lrc)
+		rc = lrc;
 	if (rc) {
 		ht_read_error_print(argv[1], &err);
 		status = 1;

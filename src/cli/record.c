@@ -31,6 +31,7 @@
 #include "core/notice.h"
 #include "ring/ring.h"
 #include "memtrace/cli.h"
+#include "sampling/collect.h"
 
 static const char usage[] =
 	"usage: hetrace record [options] [--] COMMAND [ARGS...]\n"
@@ -54,6 +55,13 @@ static const char usage[] =
 	"                        record the accesses of 1 work-group in N\n"
 	"      --memory-access-buffer SIZE\n"
 	"                        the device-visible channel they pass through (default 8M)\n"
+	"      --callstacks MODE the caller's stack at API calls: launch (default: calls\n"
+	"                        that submit, wait for or allocate device work), all, none\n"
+	"      --sample-rate HZ  CPU samples per second of each thread's CPU time, with\n"
+	"                        their call stacks (default 1000)\n"
+	"      --no-sample       no CPU sampling\n"
+	"      --counters LIST   perf counters (task-clock, page-faults, cycles, ... or PAPI\n"
+	"                        presets) read per CPU sample and at API calls and regions\n"
 	"  -q, --quiet           no summary line\n";
 
 static volatile sig_atomic_t child_pid;
@@ -222,8 +230,8 @@ static int set_preload(const char *libdir, const char *api)
 	static const struct {
 		const char *api, *lib;
 	} sources[] = {
-		{NULL, "libhetrace-preload.so"},
-		{"opencl", "libhetrace-opencl.so"},
+	    {NULL, "libhetrace-preload.so"},
+	    {"opencl", "libhetrace-opencl.so"},
 	};
 	const char *old = getenv("LD_PRELOAD");
 	char v[8192], lib[PATH_MAX + 64];
@@ -306,12 +314,14 @@ static int finalize(const char *dir, double hz, int quiet, unsigned int salvaged
 		ht_read_error_print(dir, &err);
 		ht_error("trace left partly unconverted; run 'hetrace check --repair %s'", dir);
 	} else if (!quiet) {
-		fprintf(stderr, "hetrace: trace written to '%s' (%u process%s); see 'hetrace info %s'\n",
+		fprintf(stderr,
+			"hetrace: trace written to '%s' (%u process%s); see 'hetrace info %s'\n",
 			dir, t->nprocs, t->nprocs == 1 ? "" : "es", dir);
 		salvaged += st.packets_salvaged;
 		if (salvaged)
-			fprintf(stderr, "hetrace: salvaged %u packet(s) in progress when their "
-					"process died\n",
+			fprintf(stderr,
+				"hetrace: salvaged %u packet(s) in progress when their "
+				"process died\n",
 				salvaged);
 		if (st.streams_trimmed)
 			fprintf(stderr, "hetrace: trimmed %u torn packet(s) (%llu bytes)\n",
@@ -326,6 +336,23 @@ static int finalize(const char *dir, double hz, int quiet, unsigned int salvaged
 	return rc ? 1 : 0;
 }
 
+/* The CPU samples into the finalized trace: one line when some could not be written or were lost.
+ */
+static void finish_samples(struct ht_sampler *s, const char *dir, int quiet)
+{
+	struct ht_sampler_stats st;
+	char msg[600];
+
+	if (!s)
+		return;
+	if (ht_sampler_finish(s, dir, &st, msg, sizeof msg))
+		ht_error("%s", msg);
+	else if (!quiet && st.lost)
+		ht_error("%llu CPU sample(s) lost: the kernel's rings were full (try a lower "
+			 "--sample-rate)",
+			 (unsigned long long)st.lost);
+}
+
 int ht_cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -337,10 +364,19 @@ int ht_cmd_record(int argc, char **argv)
 		{"memory-access", optional_argument, 0, 'M'},
 		{"memory-access-sample", required_argument, 0, 'S'},
 		{"memory-access-buffer", required_argument, 0, 'B'},
+		{"callstacks", required_argument, 0, 'K'},
+		{"sample-rate", required_argument, 0, 'R'},
+		{"no-sample", no_argument, 0, 'X'},
+		{"counters", required_argument, 0, 'C'},
 		{0, 0, 0, 0},
 	};
 	const char *out = NULL, *api = NULL, *mode = NULL, *buffer = NULL, *clock = NULL;
 	const char *mem = NULL, *mem_sample = NULL, *mem_buffer = NULL;
+	const char *callstacks = NULL, *rate = NULL, *counters = NULL;
+	struct ht_sampler_opts so = {.hz = HT_SAMPLE_HZ_DEFAULT};
+	struct ht_counter_spec cspec[HT_COUNTERS_MAX];
+	struct ht_sampler *sampler = NULL;
+	int sample = 1;
 	char defdir[64], libdir[PATH_MAX], absdir[PATH_MAX], bad[64];
 	int force = 0, quiet = 0, os = 1, opt, dfd, created, pipefd[2], status, code;
 	double hz = 0;
@@ -394,14 +430,26 @@ int ht_cmd_record(int argc, char **argv)
 		case 'B':
 			mem_buffer = optarg;
 			break;
+		case 'K':
+			callstacks = optarg;
+			break;
+		case 'R':
+			rate = optarg;
+			break;
+		case 'X':
+			sample = 0;
+			break;
+		case 'C':
+			counters = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
 		default:
 			if (optopt)
 				return ht_usage_error("record", "option '-%c' %s", optopt,
-						      strchr("oambc", optopt) ? "needs a value"
-									     : "is unknown");
+						      strchr("oambcMSBKRC", optopt) ? "needs a value"
+										 : "is unknown");
 			return ht_usage_error("record", "unknown or incomplete option '%s'",
 					      argv[optind - 1]);
 		}
@@ -423,10 +471,41 @@ int ht_cmd_record(int argc, char **argv)
 	if (ht_memtrace_options(mem, mem_sample, mem_buffer))
 		return 2;
 	if (clock && strcmp(clock, "tsc") && strcmp(clock, "monotonic"))
-		return ht_usage_error("record", "--clock must be tsc or monotonic, not '%s'", clock);
+		return ht_usage_error("record", "--clock must be tsc or monotonic, not '%s'",
+				      clock);
+	if (callstacks && strcmp(callstacks, "none") && strcmp(callstacks, "launch") &&
+	    strcmp(callstacks, "all"))
+		return ht_usage_error(
+		    "record", "--callstacks must be none, launch or all, not '%s'", callstacks);
+	if (rate) {
+		char *end;
+		unsigned long per_s = strtoul(rate, &end, 10);
+
+		if (*end || !*rate || per_s < 1 || per_s > HT_SAMPLE_HZ_MAX)
+			return ht_usage_error("record",
+					      "--sample-rate must be a number of Hz from 1 to %d, "
+					      "not '%s'",
+					      HT_SAMPLE_HZ_MAX, rate);
+		so.hz = (unsigned int)per_s;
+	}
+	if (counters) {
+		int nc = ht_counters_parse(counters, cspec, bad, sizeof bad);
+
+		if (nc < 0)
+			return ht_usage_error(
+			    "record",
+			    "--counters: unknown counter '%s' (known: perf's "
+			    "names such as task-clock, page-faults, "
+			    "context-switches, cycles, instructions; PAPI presets "
+			    "such as PAPI_TOT_CYC; at most %d)",
+			    bad, HT_COUNTERS_MAX);
+		so.counters = cspec;
+		so.ncounters = nc;
+	}
 	if (api && !valid_api_list(api, bad, sizeof bad))
-		return ht_usage_error("record", "--api: unknown source '%s' (known: opencl, cuda, "
-						"nvtx, xpti)",
+		return ht_usage_error("record",
+				      "--api: unknown source '%s' (known: opencl, cuda, "
+				      "nvtx, xpti)",
 				      bad);
 	if (find_libdir(libdir, sizeof libdir))
 		return ht_error("cannot find libhetrace.so.0 next to the hetrace command "
@@ -502,6 +581,32 @@ int ht_cmd_record(int argc, char **argv)
 	else
 		setenv("HETRACE_OS", "0", 1);
 	ht_memtrace_setenv(mem, mem_sample, mem_buffer, libdir);
+	if (callstacks)
+		setenv("HETRACE_CALLSTACKS", callstacks, 1);
+	else
+		unsetenv("HETRACE_CALLSTACKS"); /* launch */
+	if (counters)
+		setenv("HETRACE_COUNTERS", counters, 1);
+	else
+		unsetenv("HETRACE_COUNTERS");
+	/*
+	 * CPU sampling: events opened here, inherited by the command at fork
+	 * and enabled at its exec; the processes record their modules for them.
+	 */
+	unsetenv("HETRACE_SAMPLE");
+	if (sample || counters) {
+		char why[512], warn[512];
+
+		if (!sample)
+			so.hz = 1; /* counters per sample only: one a second */
+		sampler = ht_sampler_open(dfd, &so, why, sizeof why, warn, sizeof warn);
+		if (!sampler)
+			ht_error("CPU sampling not recorded: %s; the rest is recorded", why);
+		else if (warn[0])
+			ht_error("%s", warn);
+		if (sampler)
+			setenv("HETRACE_SAMPLE", "1", 1);
+	}
 	/*
 	 * Ring mode: the traced threads publish packets, this process writes
 	 * them; its doorbell in the trace directory is what turns rings on.
@@ -514,6 +619,7 @@ int ht_cmd_record(int argc, char **argv)
 	if (pipe2(pipefd, O_CLOEXEC)) {
 		ht_consumer_finish(consumer);
 		ht_os_percpu_finish(percpu, dfd, osmsg, sizeof osmsg);
+		finish_samples(sampler, out, 1);
 		close(dfd);
 		return ht_error("cannot create pipe: %s", strerror(errno));
 	}
@@ -522,6 +628,7 @@ int ht_cmd_record(int argc, char **argv)
 	if (pid < 0) {
 		ht_consumer_finish(consumer);
 		ht_os_percpu_finish(percpu, dfd, osmsg, sizeof osmsg);
+		finish_samples(sampler, out, 1);
 		close(dfd);
 		return ht_error("cannot start '%s': %s", argv[optind], strerror(errno));
 	}
@@ -542,6 +649,10 @@ int ht_cmd_record(int argc, char **argv)
 			 strerror(-code));
 		ht_os_percpu_finish(percpu, dfd, osmsg, sizeof osmsg);
 		percpu = NULL;
+	}
+	if (sampler && (code = ht_sampler_start(sampler))) {
+		ht_error("cannot read CPU samples: %s; they are not recorded", strerror(-code));
+		ht_sampler_stop(sampler);
 	}
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = forward_signal;
@@ -565,8 +676,10 @@ int ht_cmd_record(int argc, char **argv)
 	if (ht_os_percpu_finish(percpu, dfd, osmsg, sizeof osmsg))
 		ht_error("%s", osmsg);
 	untraced = index_untraced(dfd, notices);
+	ht_sampler_stop(sampler);
 	if (n == sizeof child_errno) {
 		/* exec failed: nothing was traced; leave no empty trace behind. */
+		finish_samples(sampler, out, 1);
 		unlinkat(dfd, "hetrace.index", 0);
 		close(dfd);
 		if (created)
@@ -595,5 +708,6 @@ int ht_cmd_record(int argc, char **argv)
 		    untraced, out);
 	if (finalize(out, hz, quiet, salvaged) && code == 0)
 		code = 1;
+	finish_samples(sampler, out, quiet);
 	return code;
 }

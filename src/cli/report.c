@@ -12,10 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/callpaths.h"
 #include "analysis/escape.h"
 #include "analysis/report.h"
 #include "cli/cli.h"
 #include "memtrace/cli.h"
+#include "cli/report_callpaths.h"
 
 enum fmt { TEXT, CSV, JSON };
 
@@ -138,7 +140,8 @@ static void text_report(const char *dir, struct ht_report *r)
 			char g[64], l[64];
 
 			snprintf(g, sizeof g, "%llux%llux%llu", (unsigned long long)k->global[0],
-				 (unsigned long long)k->global[1], (unsigned long long)k->global[2]);
+				 (unsigned long long)k->global[1],
+				 (unsigned long long)k->global[2]);
 			snprintf(l, sizeof l, "%llux%llux%llu", (unsigned long long)k->local[0],
 				 (unsigned long long)k->local[1], (unsigned long long)k->local[2]);
 			text_stats(k->name, 34, &k->st);
@@ -360,7 +363,8 @@ static void csv_report(struct ht_report *r)
 			printf("blame,%d,%u,", d->pid, d->device);
 			ht_csv_str(stdout, d->blame.rows[k].name);
 			printf(",%.0f,%.4f\n", d->blame.rows[k].value,
-			       d->idle_blamed ? d->blame.rows[k].value / (double)d->idle_blamed : 0);
+			       d->idle_blamed ? d->blame.rows[k].value / (double)d->idle_blamed
+					      : 0);
 		}
 	}
 	printf("table,pid,tid,name,running_ns,preempted_ns,blocked_ns,intervals,wait_ns,"
@@ -405,9 +409,8 @@ static void json_stats(struct ht_stats *s)
 {
 	printf("\"count\":%llu,\"total_ns\":%.0f,\"mean_ns\":%.1f,\"min_ns\":%llu,\"max_ns\":%llu,"
 	       "\"p50_ns\":%llu,\"p99_ns\":%llu",
-	       (unsigned long long)s->count, s->total, ht_stats_mean(s),
-	       (unsigned long long)s->min, (unsigned long long)s->max,
-	       (unsigned long long)ht_stats_quantile(s, 0.5),
+	       (unsigned long long)s->count, s->total, ht_stats_mean(s), (unsigned long long)s->min,
+	       (unsigned long long)s->max, (unsigned long long)ht_stats_quantile(s, 0.5),
 	       (unsigned long long)ht_stats_quantile(s, 0.99));
 }
 
@@ -444,7 +447,8 @@ static void json_num(double v)
 		printf("%.3f", v);
 }
 
-static void json_report(const char *dir, struct ht_report *r, const struct ht_mem_report *mem)
+static void json_report(const char *dir, struct ht_report *r, const struct ht_mem_report *mem,
+			const struct ht_callpaths *cp)
 {
 	printf("{\"trace\":");
 	ht_json_str(stdout, dir);
@@ -548,6 +552,7 @@ static void json_report(const char *dir, struct ht_report *r, const struct ht_me
 	printf("]}");
 	json_critical_path(&r->cp);
 	memory_access(JSON, mem);
+	ht_report_callpaths_json(cp);
 	printf("}\n");
 }
 
@@ -696,6 +701,7 @@ int ht_cmd_report(int argc, char **argv)
 	struct ht_trace *t;
 	struct ht_report r;
 	struct ht_mem_report mem;
+	struct ht_callpaths cp;
 	struct ht_read_error err = {0};
 	int rc;
 
@@ -720,7 +726,8 @@ int ht_cmd_report(int argc, char **argv)
 								"not '%s'",
 						      v);
 		} else if (!strcmp(argv[i], "--format") || !strncmp(argv[i], "--format=", 9)) {
-			const char *v = argv[i][8] == '=' ? argv[i] + 9 : (i + 1 < argc ? argv[++i] : "");
+			const char *v =
+			    argv[i][8] == '=' ? argv[i] + 9 : (i + 1 < argc ? argv[++i] : "");
 
 			if (!strcmp(v, "text"))
 				fmt = TEXT;
@@ -729,8 +736,9 @@ int ht_cmd_report(int argc, char **argv)
 			else if (!strcmp(v, "json"))
 				fmt = JSON;
 			else
-				return ht_usage_error("report", "--format must be text, csv or json, "
-								"not '%s'",
+				return ht_usage_error("report",
+						      "--format must be text, csv or json, "
+						      "not '%s'",
 						      v);
 		} else if (argv[i][0] == '-') {
 			return ht_usage_error("report", "unknown option '%s'", argv[i]);
@@ -757,25 +765,35 @@ int ht_cmd_report(int argc, char **argv)
 		return ht_error("cannot open trace '%s': %s%s%s", dir,
 				strcmp(err.file, dir) ? err.file : "",
 				strcmp(err.file, dir) ? ": " : "", err.msg);
+	memset(&mem, 0, sizeof mem);
+	memset(&cp, 0, sizeof cp);
 	rc = ht_report_compute(t, &r, &err);
 	if (!rc)
 		rc = ht_mem_report_compute(t, &mem, &err);
+	if (!rc)
+		rc = ht_callpaths_compute(t, &cp, &err);
 	if (rc) {
 		ht_read_error_print(dir, &err);
 		ht_report_release(&r);
+		ht_callpaths_release(&cp);
+		ht_mem_report_release(&mem);
 		ht_trace_close(t);
 		return 1;
 	}
-	if (fmt == TEXT)
+	if (fmt == TEXT) {
 		text_report(dir, &r);
-	else if (fmt == CSV)
+		ht_report_callpaths_text(&cp);
+	} else if (fmt == CSV) {
 		csv_report(&r);
-	else
-		json_report(dir, &r, &mem);
+		ht_report_callpaths_csv(&cp);
+	} else {
+		json_report(dir, &r, &mem, &cp);
+	}
 	if (fmt != JSON)
 		memory_access(fmt, &mem);
 	ht_mem_report_release(&mem);
 	ht_report_release(&r);
+	ht_callpaths_release(&cp);
 	ht_trace_close(t);
 	if (fflush(stdout) || ferror(stdout))
 		return ht_error("cannot write the report: %s", strerror(errno));

@@ -84,6 +84,7 @@ void ht_config_load(struct ht_config *c)
 	c->use_tsc = 0;
 	c->os = HT_CONFIG_OS_THREAD;
 	c->ring_slots = HT_RING_SLOTS_DEFAULT; /* used where `record`'s doorbell is found */
+	c->callstacks = HT_STACKS_LAUNCH;
 
 	v = getenv("HETRACE_DIR");
 	c->dir = (v && *v) ? v : NULL;
@@ -145,16 +146,33 @@ void ht_config_load(struct ht_config *c)
 			c->ring_slots = (unsigned int)n;
 	}
 
+	v = getenv("HETRACE_CALLSTACKS");
+	if (v && *v) {
+		if (!strcmp(v, "none"))
+			c->callstacks = HT_STACKS_NONE;
+		else if (!strcmp(v, "all"))
+			c->callstacks = HT_STACKS_ALL;
+		else if (strcmp(v, "launch"))
+			warn_value("HETRACE_CALLSTACKS", v, "none, launch or all", "launch");
+	}
+
+	v = getenv("HETRACE_SAMPLE");
+	c->sampled = v && !strcmp(v, "1");
+
+	v = getenv("HETRACE_COUNTERS");
+	c->counters = (v && *v) ? v : NULL;
+
 	/* The sources read HETRACE_API themselves; names none of them knows are typos. */
 	v = getenv("HETRACE_API");
 	for (const char *p = v; p && *p;) {
 		size_t len = strcspn(p, ",");
 
 		if (!ht_config_api_known(p, len))
-			fprintf(stderr,
-				"hetrace: ignoring '%.*s' in HETRACE_API='%s': expected opencl, cuda, "
-				"nvtx or xpti\n",
-				(int)len, p, v);
+			fprintf(
+			    stderr,
+			    "hetrace: ignoring '%.*s' in HETRACE_API='%s': expected opencl, cuda, "
+			    "nvtx or xpti\n",
+			    (int)len, p, v);
 		p += len + (p[len] == ',');
 	}
 
@@ -164,7 +182,8 @@ void ht_config_load(struct ht_config *c)
 		double hz = strtod(v, &end);
 
 		if (*end || !(hz >= 1e6 && hz <= 1e11))
-			warn_value("HETRACE_TSC_HZ", v, "the counter rate in Hz", "a measured rate");
+			warn_value("HETRACE_TSC_HZ", v, "the counter rate in Hz",
+				   "a measured rate");
 		else
 			c->tsc_hz = hz;
 	}

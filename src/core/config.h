@@ -17,16 +17,23 @@ struct ht_config {
 	unsigned int ring_slots; /* HETRACE_RING: packets per stream ring for `hetrace
 				  * record` to drain (ring/ring.h, 16 by default, used
 				  * where its doorbell is); 0 = write them here */
+	int callstacks;		 /* HETRACE_CALLSTACKS: HT_STACKS_* (default launch) */
+	int sampled;		 /* HETRACE_SAMPLE=1: `record` samples the process's CPU
+				  * time, so its modules are recorded for the samples */
+	const char *counters;	 /* HETRACE_COUNTERS: counters read at API calls and
+				  * regions (sampling/counters.c), NULL = none */
 };
 
 /* HETRACE_OS: who records OS scheduling. */
 #define HT_CONFIG_OS_OFF    0 /* "0": nobody */
 #define HT_CONFIG_OS_THREAD 1 /* unset or "1" (default): each traced thread, per thread */
 #define HT_CONFIG_OS_RECORD 2 /* "cpu": `hetrace record`, per CPU; the process only notes it */
+/* Which API calls record the caller's stack (--callstacks). */
+enum { HT_STACKS_NONE, HT_STACKS_LAUNCH, HT_STACKS_ALL };
 
 #define HT_PACKET_DEFAULT (64u * 1024)
-#define HT_PACKET_MIN (16u * 1024)
-#define HT_PACKET_MAX (16u * 1024 * 1024)
+#define HT_PACKET_MIN	  (16u * 1024)
+#define HT_PACKET_MAX	  (16u * 1024 * 1024)
 
 /* Return: nonzero when name[0..len) is a source HETRACE_API / --api may name. */
 int ht_config_api_known(const char *name, size_t len);

@@ -11,6 +11,8 @@
 
 #include "core/recorder.h"
 #include "core/session.h"
+#include "core/source.h"
+#include "core/config.h"
 #include "hetrace/hetrace.h"
 
 /* ---- thread events ---- */
@@ -45,6 +47,17 @@ static inline uint64_t fast_clock(void)
 #else
 	return 0;
 #endif
+}
+
+HT_EXPORT_BOUND void (*ht_boundary_hook)(int end);
+
+/* --counters: the values after a begin (end 0) and before an end (1); one load when off. */
+static inline void boundary(int end)
+{
+	void (*hook)(int) = ht_boundary_hook;
+
+	if (__builtin_expect(hook != NULL, 0))
+		hook(end);
 }
 
 /*
@@ -113,10 +126,12 @@ _Static_assert(HT_EV_COUNTER_SIZE == HT_EV_COUNTER_DOUBLE_SIZE &&
 HT_EXPORT void ht_region_begin_id(uint32_t name)
 {
 	emit_u32(HT_EV_REGION_BEGIN, name);
+	boundary(0);
 }
 
 HT_EXPORT void ht_region_end_id(uint32_t name)
 {
+	boundary(1);
 	emit_u32(HT_EV_REGION_END, name);
 }
 
@@ -201,6 +216,25 @@ HT_EXPORT void ht_thread_name(const char *name)
 
 /* ---- source events ---- */
 
+HT_EXPORT_BOUND void (*ht_api_stack_hook)(void);
+HT_EXPORT_BOUND uint8_t ht_api_stack_fns[65536 / 8];
+
+/* The caller's stack first, for the functions that want it (core/source.h): one load when off. */
+static inline void api_stack(uint16_t fn)
+{
+	if (__builtin_expect(ht_api_stack_hook != NULL, 0) &&
+	    (ht_api_stack_fns[fn >> 3] >> (fn & 7) & 1))
+		ht_api_stack_hook();
+}
+
+HT_EXPORT void ht_emit_call_stack(int mode)
+{
+	void (*hook)(void) = ht_api_stack_hook;
+
+	if (hook && HT_ENABLED() && ht_session_borrow_config()->callstacks >= mode)
+		hook();
+}
+
 static inline void write_api_begin(struct ht_stream *s, uint16_t fn, uint64_t t)
 {
 	const struct ht_ev_api_begin e = {.fn = fn};
@@ -221,13 +255,18 @@ static __attribute__((noinline)) uint64_t slow_api_begin(uint16_t fn)
 
 HT_EXPORT uint64_t ht_emit_api_begin(uint16_t fn)
 {
-	struct ht_stream *s = ht_tls_stream;
+	struct ht_stream *s;
 	uint64_t t;
 
-	if (!fast(s, HT_EV_API_BEGIN_SIZE))
-		return slow_api_begin(fn);
-	t = fast_clock();
-	write_api_begin(s, fn, t);
+	api_stack(fn);
+	s = ht_tls_stream;
+	if (!fast(s, HT_EV_API_BEGIN_SIZE)) {
+		t = slow_api_begin(fn);
+	} else {
+		t = fast_clock();
+		write_api_begin(s, fn, t);
+	}
+	boundary(0);
 	return t;
 }
 
@@ -266,8 +305,10 @@ static __attribute__((noinline)) void slow_api_end(uint16_t fn, int32_t ret, con
 
 HT_EXPORT void ht_emit_api_end(uint16_t fn, int32_t ret, const uint64_t *args, unsigned int nargs)
 {
-	struct ht_stream *s = ht_tls_stream;
+	struct ht_stream *s;
 
+	boundary(1);
+	s = ht_tls_stream;
 	if (nargs > HT_FNARGS_MAX)
 		nargs = HT_FNARGS_MAX;
 	if (fast(s, api_end_size(nargs)))
@@ -283,7 +324,7 @@ HT_EXPORT void ht_emit_api_end_at(uint16_t fn, int32_t ret, const uint64_t *args
 
 	if (nargs > HT_FNARGS_MAX)
 		nargs = HT_FNARGS_MAX;
-	if (t_raw && fast(s, api_end_size(nargs)))
+	if (t_raw && fast(s, api_end_size(nargs)) && !ht_boundary_hook)
 		write_api_end(s, fn, ret, args, nargs, t_raw);
 	else
 		ht_emit_api_end(fn, ret, args, nargs);

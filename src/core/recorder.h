@@ -40,6 +40,15 @@ void ht_emit_lost(enum ht_lost_kind kind, uint64_t count);
  * events_discarded, where babeltrace2 and info see them.
  */
 void ht_emit_discarded(uint64_t count);
+/*
+ * Records the calling thread's stack for the slice (API call or region) it
+ * begins next, where --callstacks asks for calls of this kind: mode
+ * HT_STACKS_LAUNCH (work is submitted, waited for or allocated) or
+ * HT_STACKS_ALL (core/config.h). API calls get theirs from
+ * ht_emit_api_begin by their roles; regions that stand for such calls
+ * (XPTI, NVTX) call this first.
+ */
+void ht_emit_call_stack(int mode);
 
 /* Process-wide definitions (written to the process stream). */
 void ht_emit_device_info(uint32_t device, enum ht_device_type type, const char *name,

@@ -367,6 +367,7 @@ static int init_process(void)
 		proc_fn_defs(S.tables[i]);
 	for (uint32_t id = 1; id <= S.strings.count; id++)
 		proc_string_def(id, ht_strtab_get(&S.strings, id));
+	ht_source_run_process_open(S.proc);
 	__atomic_store_n(&S.ready, 1, __ATOMIC_RELEASE);
 	return 0;
 err:
@@ -536,9 +537,33 @@ uint32_t ht_session_intern_cached(struct ht_stream *s, const char *str)
 	return id;
 }
 
+HT_EXPORT_BOUND struct ht_stream *ht_session_borrow_thread_stream(void)
+{
+	return ht_session_thread_stream();
+}
+
 HT_EXPORT_BOUND const struct ht_config *ht_session_borrow_config(void)
 {
 	return &S.cfg;
+}
+
+/*
+ * The functions of t whose calls record their caller's stack (core/source.h):
+ * with `launch`, those that submit, wait for or allocate device work.
+ */
+static void mark_stack_fns(const struct ht_fn_table *t)
+{
+	const uint32_t launch = HT_ROLE_LAUNCH | HT_ROLE_TRANSFER | HT_ROLE_ENQUEUE | HT_ROLE_SYNC |
+				HT_ROLE_BLOCKING | HT_ROLE_ALLOC;
+
+	if (S.cfg.callstacks == HT_STACKS_NONE)
+		return;
+	for (unsigned int i = 0; i < t->count; i++) {
+		unsigned int fn = (unsigned int)t->base + i;
+
+		if (fn < 65536 && (S.cfg.callstacks == HT_STACKS_ALL || (t->fns[i].roles & launch)))
+			ht_api_stack_fns[fn >> 3] |= (uint8_t)(1u << (fn & 7));
+	}
 }
 
 HT_EXPORT int ht_fn_table_register(const struct ht_fn_table *t)
@@ -559,6 +584,7 @@ HT_EXPORT int ht_fn_table_register(const struct ht_fn_table *t)
 		if (S.tables[i] == t)
 			goto out;
 	S.tables[S.ntables++] = t;
+	mark_stack_fns(t);
 	if (S.ready) {
 		/* Late registration: describe the new functions to both readers. */
 		proc_fn_defs(t);
@@ -598,6 +624,7 @@ static void fork_child(void)
 {
 	struct ht_stream *s, *next;
 
+	S.pid = getpid(); /* what tells this child from a vfork child (ht_session_exit_now) */
 	ht_source_run_fork_child();
 	/* Everything mapped here is the parent's: let go without writing. */
 	for (s = S.streams; s; s = next) {
@@ -618,6 +645,7 @@ __attribute__((constructor)) static void session_load(void)
 	ht_config_load(&S.cfg);
 	if (!S.cfg.dir)
 		return;
+	S.pid = getpid();
 	ht_clock_setup(S.cfg.use_tsc, S.cfg.tsc_hz);
 	if (pthread_key_create(&S.key, thread_exit) != 0)
 		return;
@@ -670,6 +698,19 @@ __attribute__((destructor)) static void session_unload(void)
 		close_process(HT_ANCHOR_EXIT);
 	ht_tls_stream = HT_TLS_DEAD;
 	pthread_mutex_unlock(&S.lock);
+}
+
+HT_EXPORT_BOUND void ht_session_start(void)
+{
+	session_ready();
+}
+
+HT_EXPORT_BOUND void ht_session_exit_now(void)
+{
+	/* A vfork child (S.pid is the parent's: set at load and after fork) keeps off. */
+	if (!S.cfg.dir || getpid() != S.pid)
+		return;
+	session_unload();
 }
 
 HT_EXPORT_BOUND void ht_session_exec_prepare(void)

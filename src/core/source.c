@@ -73,6 +73,13 @@ void ht_source_run_packet_switch(struct ht_stream *s, size_t need)
 			hooks[i]->packet_switch(s, s->source[i], need);
 }
 
+void ht_source_run_process_open(struct ht_stream *proc)
+{
+	for (unsigned int i = 0, n = count(); i < n; i++)
+		if (hooks[i]->process_open)
+			hooks[i]->process_open(proc);
+}
+
 void ht_source_run_fork_prepare(void)
 {
 	for (unsigned int i = count(); i-- > 0;)

@@ -20,6 +20,7 @@
 #define HT_SOURCE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/stream.h"
 
@@ -41,6 +42,13 @@ struct ht_source_hooks {
 	 * s's owner. May write into s as long as `need` bytes stay free.
 	 */
 	void (*packet_switch)(struct ht_stream *s, void *state, size_t need);
+	/*
+	 * The process stream was just created (process_info and the start
+	 * anchor written, the session lock held): definitions a source keeps
+	 * for the whole process (modules, calling contexts) go into it here,
+	 * also after fork, when the child starts its own directory.
+	 */
+	void (*process_open)(struct ht_stream *proc);
 	/* fork(), inside the session's handlers (session lock held). */
 	void (*fork_prepare)(void);
 	void (*fork_parent)(void);
@@ -61,6 +69,30 @@ struct ht_source_hooks {
  */
 int ht_source_register(const struct ht_source_hooks *h);
 
+/*
+ * Calling contexts at API entry (sampling/callstack.c registers the hook):
+ * ht_emit_api_begin calls ht_api_stack_hook first for the functions whose
+ * bit is set in ht_api_stack_fns (by id), which the core sets from the
+ * functions' roles when their table registers (HETRACE_CALLSTACKS: launch =
+ * calls that submit, wait for or allocate device work; all). The hook
+ * writes the caller's stack (an api_stack event) before the call's begin.
+ */
+extern void (*ht_api_stack_hook)(void);
+extern uint8_t ht_api_stack_fns[65536 / 8];
+
+/*
+ * Counters at boundaries (sampling/boundary.c registers it): called after
+ * an API call's or region's begin is written (end 0) and before its end is
+ * (end 1); it writes the counters' values as counter events of the thread.
+ */
+extern void (*ht_boundary_hook)(int end);
+
+/*
+ * The calling thread's stream, created (thread_open hooks run) at its first
+ * use; NULL when the thread records nothing (not recording, or closed).
+ */
+struct ht_stream *ht_session_borrow_thread_stream(void);
+
 /* The recorder's settings (read-only, owned by the session). */
 const struct ht_config *ht_session_borrow_config(void);
 
@@ -73,12 +105,29 @@ void ht_session_exec_prepare(void);
 /* The exec failed: the process records on, in a new directory from its next event. */
 void ht_session_exec_failed(void);
 
+/*
+ * For the exit interposers (libhetrace-preload.so): the process is about
+ * to end with _exit() (no destructor will run): ends its recording as exit
+ * does, creating its directory first if it recorded nothing yet. Nothing in
+ * a vfork child.
+ */
+void ht_session_exit_now(void);
+
+/*
+ * Creates the process directory now rather than at the first event (the
+ * preload library calls it once its sources are registered, so a process
+ * killed before recording anything is still in the trace). Safe where no
+ * runtime is initialising: it calls nothing but the recorder.
+ */
+void ht_session_start(void);
+
 /* ---- called by the session (internal to libhetrace) ---- */
 
 void ht_source_run_thread_open(struct ht_stream *s, int tid);
 void ht_source_run_thread_close(struct ht_stream *s);
 /* The packet hook of streams with source state (ht_stream_on_packet). */
 void ht_source_run_packet_switch(struct ht_stream *s, size_t need);
+void ht_source_run_process_open(struct ht_stream *proc);
 void ht_source_run_fork_prepare(void);
 void ht_source_run_fork_parent(void);
 void ht_source_run_fork_child(void);

@@ -21,6 +21,8 @@ int ht_export_chrome(struct ht_trace *t, FILE *f, struct ht_read_error *err);
 int ht_export_otf2(struct ht_trace *t, const char *dir, struct ht_read_error *err);
 /* CTF 1.8 in the (new, empty) directory dir, device commands at synced times. */
 int ht_export_ctf(struct ht_trace *t, const char *dir, struct ht_read_error *err);
+/* CPU samples as folded stacks ("process;frame;frame count", outermost first) to f. */
+int ht_export_collapsed(struct ht_trace *t, FILE *f, struct ht_read_error *err);
 /* One self-contained HTML timeline to f. */
 int ht_view_html(struct ht_trace *t, FILE *f, struct ht_read_error *err);
 

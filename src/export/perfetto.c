@@ -29,6 +29,7 @@
 #include "analysis/timeline.h"
 #include "export/export.h"
 #include "export/export_tracks.h"
+#include "export/perfetto_stacks.h"
 #include "export/protobuf.h"
 
 /* TracePacket */
@@ -115,6 +116,7 @@ struct pf_thread {
 	uint64_t pending_ts;
 	char *pending_name;
 	size_t pending_cap;
+	uint32_t pending_path; /* its calling context (perfetto_stacks.h) */
 };
 
 struct pf_queue {
@@ -146,6 +148,7 @@ struct pf_event {
 	uint64_t flow;
 	int has_value;
 	double value;
+	uint32_t path; /* API slices: the calling context, written as TrackEvent.callstack */
 };
 
 struct pf {
@@ -159,6 +162,9 @@ struct pf {
 	int clock_written;
 	struct pf_event ev;
 	char work[2][64]; /* work-size strings of the current device command */
+	const struct ht_timeline *tl;
+	struct ht_pf_stacks *stacks; /* calling contexts and CPU samples */
+	uint32_t sample_seq;	     /* the samples' sequence, 0 until the first */
 };
 
 static uint64_t new_uuid(struct pf *p)
@@ -202,15 +208,21 @@ static void pkt_open(struct pf *p, uint32_t seq, uint64_t ts, uint32_t flags)
 		ht_pb_varint(&p->pb, PKT_SEQ_FLAGS, flags);
 }
 
-static int pkt_close(struct pf *p)
+/* Writes out the packets in pb. */
+static int flush(struct pf *p)
 {
-	ht_pb_end(&p->pb);
 	if (p->pb.error)
 		return p->pb.error;
 	if (fwrite(p->pb.buf, 1, p->pb.len, p->f) != p->pb.len)
 		return -EIO;
 	ht_pb_reset(&p->pb);
 	return 0;
+}
+
+static int pkt_close(struct pf *p)
+{
+	ht_pb_end(&p->pb);
+	return flush(p);
 }
 
 /*
@@ -268,6 +280,7 @@ static void ev_reset(struct pf_event *e, struct pf_seq *seq, uint64_t ts, int ty
 	e->nargs = 0;
 	e->flow = 0;
 	e->has_value = 0;
+	e->path = 0;
 }
 
 static void ev_arg(struct pf_event *e, const char *key, enum ht_tl_arg_type type, uint64_t u)
@@ -352,6 +365,8 @@ static int ev_write(struct pf *p, struct pf_event *e)
 	}
 	if (e->flow)
 		ht_pb_fixed64(&p->pb, TE_FLOW, e->flow);
+	if (e->path)
+		ht_pf_stacks_inline(p->stacks, &p->pb, e->path);
 	ht_pb_end(&p->pb);
 	return pkt_close(p);
 }
@@ -605,10 +620,11 @@ static int flush_pending(struct pf *p, struct pf_thread *th)
 	ev_reset(e, &th->seq, th->pending_ts, TYPE_BEGIN);
 	e->name = th->pending_name;
 	e->cat = "api";
+	e->path = th->pending_path;
 	return ev_write(p, e);
 }
 
-static int hold_begin(struct pf_thread *th, const struct ht_tl_record *r)
+static int hold_begin(struct pf *p, struct pf_thread *th, const struct ht_tl_record *r)
 {
 	const char *name = r->name ? r->name : "?";
 	size_t n = strlen(name) + 1;
@@ -623,6 +639,7 @@ static int hold_begin(struct pf_thread *th, const struct ht_tl_record *r)
 	}
 	memcpy(th->pending_name, name, n);
 	th->pending_ts = r->ts;
+	th->pending_path = ht_pf_stacks_path(p->stacks, p->tl, r);
 	th->pending = 1;
 	return 0;
 }
@@ -642,6 +659,7 @@ static int slice_end(struct pf *p, struct pf_thread *th, const struct ht_tl_reco
 		e->name = name;
 		e->cat = r->category;
 		e->flow = flow;
+		e->path = th->pending_path;
 		if (api)
 			ev_arg(e, "ret", HT_TL_INT, (uint64_t)(int64_t)r->ret);
 		ev_args_from(e, r);
@@ -790,6 +808,24 @@ static int lost(struct pf *p, const struct ht_tl_record *r)
 	return ev_write(p, e);
 }
 
+/* A CPU sample: a PerfSample on the samples' sequence (perfetto_stacks.h). */
+static int cpu_sample(struct pf *p, const struct ht_tl_record *r)
+{
+	uint32_t flags = SEQ_NEEDS;
+
+	if (!p->sample_seq) {
+		struct pf_seq s = {0};
+		int rc = seq_start(p, &s, 0);
+
+		if (rc)
+			return rc;
+		p->sample_seq = s.id;
+	}
+	ht_pf_stacks_sample(p->stacks, &p->pb, p->sample_seq, flags, r,
+			    ht_pf_stacks_path(p->stacks, p->tl, r));
+	return flush(p);
+}
+
 static int record(struct pf *p, const struct ht_tl_record *r)
 {
 	struct pf_event *e = &p->ev;
@@ -809,6 +845,9 @@ static int record(struct pf *p, const struct ht_tl_record *r)
 		return lost(p, r);
 	case HT_TL_CPU_STATE:
 		return cpu_state(p, r);
+	case HT_TL_SAMPLE:
+		return cpu_sample(p, r);
+	case HT_TL_TASK:
 	case HT_TL_ANCHOR:
 	case HT_TL_OS_STATUS:
 	case HT_TL_STREAM_END:
@@ -833,7 +872,7 @@ static int record(struct pf *p, const struct ht_tl_record *r)
 	switch (r->kind) {
 	case HT_TL_SLICE_BEGIN:
 		if (r->category && !strcmp(r->category, "api"))
-			return hold_begin(th, r);
+			return hold_begin(p, th, r);
 		ev_reset(e, &th->seq, r->ts, TYPE_BEGIN);
 		e->name = r->name ? r->name : "?";
 		e->cat = r->category;
@@ -882,7 +921,13 @@ int ht_export_perfetto(struct ht_trace *t, FILE *f, struct ht_read_error *err)
 		return -ENOMEM;
 	p->f = f;
 	p->trace = t;
+	p->tl = &tl;
 	ht_pb_init(&p->pb);
+	p->stacks = ht_pf_stacks_create();
+	if (!p->stacks) {
+		free(p);
+		return -ENOMEM;
+	}
 	rc = ht_timeline_open(&tl, t, NULL);
 	if (rc) {
 		*err = tl.err; /* a failed open leaves nothing to close */
@@ -910,6 +955,7 @@ out_free:
 	ht_xmap_destroy(&p->procs, free);
 	ht_xmap_destroy(&p->counters, NULL);
 	seq_fini(&p->global);
+	ht_pf_stacks_destroy(p->stacks);
 	free(p);
 	return rc < 0 ? rc : 0;
 }

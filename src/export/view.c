@@ -21,6 +21,7 @@
 #include "export/export.h"
 #include "export/view_model.h"
 #include "export/view_page.h"
+#include "export/view_stacks.h"
 #include "format/format.h"
 #include "memtrace/analysis.h"
 
@@ -359,6 +360,9 @@ static int write_data(struct out *o, struct ht_report *r, struct ht_trace *t,
 	write_report(o, r);
 	write_critical_path(o, &r->cp);
 	rc = ht_mem_view_json(f, t, sid_cb, o, err); /* memory accesses: heat maps */
+	if (rc < 0)
+		return rc;
+	rc = ht_view_stacks_write(t, f, m->t0, err); /* flame graphs, call stacks */
 	if (rc < 0)
 		return rc;
 	/* last: the tracks, the report and the heat maps above add to it */

@@ -18,7 +18,7 @@ const char *const ht_anchor_kind_names[HT_ANCHOR_KIND_COUNT + 1] = {
 };
 
 const char *const ht_lost_kind_names[HT_LOST_KIND_COUNT + 1] = {
-	"device_timestamp", "device_record", "os_record", "no_stream", "memory_access",
+	"device_timestamp", "device_record", "os_record", "no_stream", "memory_access", "cpu_sample",
 	NULL,
 };
 
@@ -44,6 +44,11 @@ const char *const ht_cpu_state_names[HT_CPU_STATE_COUNT + 1] = {
 
 const char *const ht_os_status_kind_names[HT_OS_KIND_COUNT + 1] = {
 	"off", "partial", "on",
+	NULL,
+};
+
+const char *const ht_task_kind_names[HT_TASK_KIND_COUNT + 1] = {
+	"process_start", "thread_start", "thread_exit", "process_exit", "child_exit",
 	NULL,
 };
 
@@ -423,6 +428,176 @@ static long get_os_status(void *e, const uint8_t *p, size_t n)
 	return ht_ev_os_status_get(e, p, n);
 }
 
+static const struct ht_field fields_module_load[] = {
+	{"id", HT_T_U32, NULL, offsetof(struct ht_ev_module_load, id), 0, 0, 0},
+	{"base", HT_T_U64, NULL, offsetof(struct ht_ev_module_load, base), 0, 0, 0},
+	{"start", HT_T_U64, NULL, offsetof(struct ht_ev_module_load, start), 0, 0, 0},
+	{"end", HT_T_U64, NULL, offsetof(struct ht_ev_module_load, end), 0, 0, 0},
+	{"ns", HT_T_U64, NULL, offsetof(struct ht_ev_module_load, ns), 0, 0, 0},
+	{"build_id", HT_T_STR, NULL, offsetof(struct ht_ev_module_load, build_id), 0, 0, 64},
+	{"path", HT_T_STR, NULL, offsetof(struct ht_ev_module_load, path), 0, 0, HT_STR_MAX},
+};
+
+static size_t size_module_load(const void *e)
+{
+	return ht_ev_module_load_size(e);
+}
+
+static uint8_t *put_module_load(uint8_t *p, const void *e)
+{
+	return ht_ev_module_load_put(p, e);
+}
+
+static long get_module_load(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_module_load_get(e, p, n);
+}
+
+static const struct ht_field fields_module_unload[] = {
+	{"id", HT_T_U32, NULL, offsetof(struct ht_ev_module_unload, id), 0, 0, 0},
+	{"ns", HT_T_U64, NULL, offsetof(struct ht_ev_module_unload, ns), 0, 0, 0},
+};
+
+static size_t size_module_unload(const void *e)
+{
+	return ht_ev_module_unload_size(e);
+}
+
+static uint8_t *put_module_unload(uint8_t *p, const void *e)
+{
+	return ht_ev_module_unload_put(p, e);
+}
+
+static long get_module_unload(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_module_unload_get(e, p, n);
+}
+
+static const struct ht_field fields_stack_node[] = {
+	{"id", HT_T_U32, NULL, offsetof(struct ht_ev_stack_node, id), 0, 0, 0},
+	{"parent", HT_T_U32, NULL, offsetof(struct ht_ev_stack_node, parent), 0, 0, 0},
+	{"frame", HT_T_HEX64, NULL, offsetof(struct ht_ev_stack_node, frame), 0, 0, 0},
+};
+
+static size_t size_stack_node(const void *e)
+{
+	return ht_ev_stack_node_size(e);
+}
+
+static uint8_t *put_stack_node(uint8_t *p, const void *e)
+{
+	return ht_ev_stack_node_put(p, e);
+}
+
+static long get_stack_node(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_stack_node_get(e, p, n);
+}
+
+static const struct ht_field fields_api_stack[] = {
+	{"node", HT_T_U32, NULL, offsetof(struct ht_ev_api_stack, node), 0, 0, 0},
+};
+
+static size_t size_api_stack(const void *e)
+{
+	return ht_ev_api_stack_size(e);
+}
+
+static uint8_t *put_api_stack(uint8_t *p, const void *e)
+{
+	return ht_ev_api_stack_put(p, e);
+}
+
+static long get_api_stack(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_api_stack_get(e, p, n);
+}
+
+static const struct ht_field fields_cpu_sample[] = {
+	{"tid", HT_T_I32, NULL, offsetof(struct ht_ev_cpu_sample, tid), 0, 0, 0},
+	{"node", HT_T_U32, NULL, offsetof(struct ht_ev_cpu_sample, node), 0, 0, 0},
+};
+
+static size_t size_cpu_sample(const void *e)
+{
+	return ht_ev_cpu_sample_size(e);
+}
+
+static uint8_t *put_cpu_sample(uint8_t *p, const void *e)
+{
+	return ht_ev_cpu_sample_put(p, e);
+}
+
+static long get_cpu_sample(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_cpu_sample_get(e, p, n);
+}
+
+static const struct ht_field fields_task[] = {
+	{"kind", HT_T_ENUM8, ht_task_kind_names, offsetof(struct ht_ev_task, kind), 0, 0, 0},
+	{"tid", HT_T_I32, NULL, offsetof(struct ht_ev_task, tid), 0, 0, 0},
+	{"code", HT_T_I32, NULL, offsetof(struct ht_ev_task, code), 0, 0, 0},
+	{"signal", HT_T_I32, NULL, offsetof(struct ht_ev_task, signal), 0, 0, 0},
+	{"ns", HT_T_U64, NULL, offsetof(struct ht_ev_task, ns), 0, 0, 0},
+	{"name", HT_T_STR, NULL, offsetof(struct ht_ev_task, name), 0, 0, 255},
+};
+
+static size_t size_task(const void *e)
+{
+	return ht_ev_task_size(e);
+}
+
+static uint8_t *put_task(uint8_t *p, const void *e)
+{
+	return ht_ev_task_put(p, e);
+}
+
+static long get_task(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_task_get(e, p, n);
+}
+
+static const struct ht_field fields_sample_counter[] = {
+	{"tid", HT_T_I32, NULL, offsetof(struct ht_ev_sample_counter, tid), 0, 0, 0},
+	{"index", HT_T_U8, NULL, offsetof(struct ht_ev_sample_counter, index), 0, 0, 0},
+	{"value", HT_T_U64, NULL, offsetof(struct ht_ev_sample_counter, value), 0, 0, 0},
+};
+
+static size_t size_sample_counter(const void *e)
+{
+	return ht_ev_sample_counter_size(e);
+}
+
+static uint8_t *put_sample_counter(uint8_t *p, const void *e)
+{
+	return ht_ev_sample_counter_put(p, e);
+}
+
+static long get_sample_counter(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_sample_counter_get(e, p, n);
+}
+
+static const struct ht_field fields_counter_name[] = {
+	{"index", HT_T_U8, NULL, offsetof(struct ht_ev_counter_name, index), 0, 0, 0},
+	{"name", HT_T_STR, NULL, offsetof(struct ht_ev_counter_name, name), 0, 0, 255},
+};
+
+static size_t size_counter_name(const void *e)
+{
+	return ht_ev_counter_name_size(e);
+}
+
+static uint8_t *put_counter_name(uint8_t *p, const void *e)
+{
+	return ht_ev_counter_name_put(p, e);
+}
+
+static long get_counter_name(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_counter_name_get(e, p, n);
+}
+
 static const struct ht_field fields_device_command[] = {
 	{"corr", HT_T_U64, NULL, offsetof(struct ht_ev_device_command, corr), 0, 0, 0},
 	{"queue", HT_T_HEX64, NULL, offsetof(struct ht_ev_device_command, queue), 0, 0, 0},
@@ -632,6 +807,22 @@ static const struct ht_event_class classes_thread[] = {
 	 "an interval [begin_ns, end_ns) of a thread's CPU state, written when collected"},
 	{HT_EV_OS_STATUS, "os_status", fields_os_status, 4, sizeof(struct ht_ev_os_status), 0, size_os_status, put_os_status, get_os_status,
 	 "whether OS recording runs for the process, and why not (process stream)"},
+	{HT_EV_MODULE_LOAD, "module_load", fields_module_load, 7, sizeof(struct ht_ev_module_load), 0, size_module_load, put_module_load, get_module_load,
+	 "an object of the process's address space (process stream), by its own id from 1"},
+	{HT_EV_MODULE_UNLOAD, "module_unload", fields_module_unload, 2, sizeof(struct ht_ev_module_unload), 12, size_module_unload, put_module_unload, get_module_unload,
+	 "a module left the address space (dlclose)"},
+	{HT_EV_STACK_NODE, "stack_node", fields_stack_node, 3, sizeof(struct ht_ev_stack_node), 16, size_stack_node, put_stack_node, get_stack_node,
+	 "a calling-context tree node: a frame under its parent (0: the root); defined before its first use"},
+	{HT_EV_API_STACK, "api_stack", fields_api_stack, 1, sizeof(struct ht_ev_api_stack), 4, size_api_stack, put_api_stack, get_api_stack,
+	 "the calling context (a stack_node, innermost frame) of the API call that begins next on this thread"},
+	{HT_EV_CPU_SAMPLE, "cpu_sample", fields_cpu_sample, 2, sizeof(struct ht_ev_cpu_sample), 8, size_cpu_sample, put_cpu_sample, get_cpu_sample,
+	 "a CPU sample of a thread, with its user call stack (a stack_node, the sampled instruction)"},
+	{HT_EV_TASK, "task", fields_task, 6, sizeof(struct ht_ev_task), 0, size_task, put_task, get_task,
+	 "a process or thread began or ended (process stream), or a child the process waited for ended"},
+	{HT_EV_SAMPLE_COUNTER, "sample_counter", fields_sample_counter, 3, sizeof(struct ht_ev_sample_counter), 13, size_sample_counter, put_sample_counter, get_sample_counter,
+	 "a hardware or software counter's value for a thread at its CPU sample (samples stream)"},
+	{HT_EV_COUNTER_NAME, "counter_name", fields_counter_name, 2, sizeof(struct ht_ev_counter_name), 0, size_counter_name, put_counter_name, get_counter_name,
+	 "the name of a sampled counter (index as in sample_counter), before its first use"},
 };
 
 static const struct ht_event_class classes_device[] = {

@@ -53,6 +53,7 @@ enum ht_lost_kind {
 	HT_LOST_OS_RECORD = 2,
 	HT_LOST_NO_STREAM = 3,
 	HT_LOST_MEMORY_ACCESS = 4,
+	HT_LOST_CPU_SAMPLE = 5,
 	HT_LOST_KIND_COUNT
 };
 extern const char *const ht_lost_kind_names[HT_LOST_KIND_COUNT + 1];
@@ -96,6 +97,16 @@ enum ht_os_status_kind {
 	HT_OS_KIND_COUNT
 };
 extern const char *const ht_os_status_kind_names[HT_OS_KIND_COUNT + 1];
+
+enum ht_task_kind {
+	HT_TASK_PROCESS_START = 0,
+	HT_TASK_THREAD_START = 1,
+	HT_TASK_THREAD_EXIT = 2,
+	HT_TASK_PROCESS_EXIT = 3,
+	HT_TASK_CHILD_EXIT = 4,
+	HT_TASK_KIND_COUNT
+};
+extern const char *const ht_task_kind_names[HT_TASK_KIND_COUNT + 1];
 
 enum ht_iarg_type {
 	HT_ARG_INT = 0,
@@ -172,6 +183,14 @@ enum ht_thread_event {
 	HT_EV_LOST = 14,
 	HT_EV_CPU_STATE = 15,
 	HT_EV_OS_STATUS = 16,
+	HT_EV_MODULE_LOAD = 17,
+	HT_EV_MODULE_UNLOAD = 18,
+	HT_EV_STACK_NODE = 19,
+	HT_EV_API_STACK = 20,
+	HT_EV_CPU_SAMPLE = 21,
+	HT_EV_TASK = 22,
+	HT_EV_SAMPLE_COUNTER = 23,
+	HT_EV_COUNTER_NAME = 24,
 	HT_EV_THREAD_COUNT
 };
 
@@ -873,6 +892,350 @@ static inline long ht_ev_os_status_get(struct ht_ev_os_status *e, const uint8_t 
 	return (long)(p - b);
 }
 
+/* hetrace:module_load (thread stream, id 17): an object of the process's address space (process stream), by its own id from 1 */
+struct ht_ev_module_load {
+	uint32_t id;
+	uint64_t base; /* load bias: a code address minus base is its address in the file */
+	uint64_t start; /* lowest address of its loaded segments */
+	uint64_t end; /* end of its highest loaded segment */
+	uint64_t ns; /* when it was loaded (CLOCK_MONOTONIC), 0 if it came with the program */
+	const char *build_id;
+	const char *path;
+};
+#define ht_ev_module_load_id HT_EV_MODULE_LOAD
+#define HT_OFF_MODULE_LOAD_ID 0
+#define HT_OFF_MODULE_LOAD_BASE 4
+#define HT_OFF_MODULE_LOAD_START 12
+#define HT_OFF_MODULE_LOAD_END 20
+#define HT_OFF_MODULE_LOAD_NS 28
+#define HT_OFF_MODULE_LOAD_BUILD_ID 36
+
+static inline size_t ht_ev_module_load_size(const struct ht_ev_module_load *e)
+{
+	return 36 + ht_fsize_str(e->build_id, 64) + ht_fsize_str(e->path, HT_STR_MAX);
+}
+
+/* Writes the payload at p (ht_ev_module_load_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_module_load_put(uint8_t *p, const struct ht_ev_module_load *e)
+{
+	p = ht_fput_u32(p, e->id);
+	p = ht_fput_u64(p, e->base);
+	p = ht_fput_u64(p, e->start);
+	p = ht_fput_u64(p, e->end);
+	p = ht_fput_u64(p, e->ns);
+	p = ht_fput_str(p, e->build_id, 64);
+	p = ht_fput_str(p, e->path, HT_STR_MAX);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_module_load_get(struct ht_ev_module_load *e, const uint8_t *p, size_t n)
+{
+	const uint8_t *b = p, *end = p + n;
+
+	if (!(p = ht_fget_u32(p, end, &e->id)))
+		return -1;
+	if (!(p = ht_fget_u64(p, end, &e->base)))
+		return -1;
+	if (!(p = ht_fget_u64(p, end, &e->start)))
+		return -1;
+	if (!(p = ht_fget_u64(p, end, &e->end)))
+		return -1;
+	if (!(p = ht_fget_u64(p, end, &e->ns)))
+		return -1;
+	if (!(p = ht_fget_str(p, end, &e->build_id)))
+		return -1;
+	if (!(p = ht_fget_str(p, end, &e->path)))
+		return -1;
+	return (long)(p - b);
+}
+
+/* hetrace:module_unload (thread stream, id 18): a module left the address space (dlclose) */
+struct ht_ev_module_unload {
+	uint32_t id;
+	uint64_t ns; /* when (CLOCK_MONOTONIC) */
+};
+#define ht_ev_module_unload_id HT_EV_MODULE_UNLOAD
+#define HT_EV_MODULE_UNLOAD_SIZE 12
+#define HT_OFF_MODULE_UNLOAD_ID 0
+#define HT_OFF_MODULE_UNLOAD_NS 4
+
+static inline size_t ht_ev_module_unload_size(const struct ht_ev_module_unload *e)
+{
+	(void)e;
+	return 12;
+}
+
+/* Writes the payload at p (ht_ev_module_unload_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_module_unload_put(uint8_t *p, const struct ht_ev_module_unload *e)
+{
+	p = ht_fput_u32(p, e->id);
+	p = ht_fput_u64(p, e->ns);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_module_unload_get(struct ht_ev_module_unload *e, const uint8_t *p, size_t n)
+{
+	if (n < 12)
+		return -1;
+	e->id = ht_le32(p + 0);
+	e->ns = ht_le64(p + 4);
+	return 12;
+}
+
+/* hetrace:stack_node (thread stream, id 19): a calling-context tree node: a frame under its parent (0: the root); defined before its first use */
+struct ht_ev_stack_node {
+	uint32_t id;
+	uint32_t parent;
+	uint64_t frame;
+};
+#define ht_ev_stack_node_id HT_EV_STACK_NODE
+#define HT_EV_STACK_NODE_SIZE 16
+#define HT_OFF_STACK_NODE_ID 0
+#define HT_OFF_STACK_NODE_PARENT 4
+#define HT_OFF_STACK_NODE_FRAME 8
+
+static inline size_t ht_ev_stack_node_size(const struct ht_ev_stack_node *e)
+{
+	(void)e;
+	return 16;
+}
+
+/* Writes the payload at p (ht_ev_stack_node_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_stack_node_put(uint8_t *p, const struct ht_ev_stack_node *e)
+{
+	p = ht_fput_u32(p, e->id);
+	p = ht_fput_u32(p, e->parent);
+	p = ht_fput_u64(p, e->frame);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_stack_node_get(struct ht_ev_stack_node *e, const uint8_t *p, size_t n)
+{
+	if (n < 16)
+		return -1;
+	e->id = ht_le32(p + 0);
+	e->parent = ht_le32(p + 4);
+	e->frame = ht_le64(p + 8);
+	return 16;
+}
+
+/* hetrace:api_stack (thread stream, id 20): the calling context (a stack_node, innermost frame) of the API call that begins next on this thread */
+struct ht_ev_api_stack {
+	uint32_t node;
+};
+#define ht_ev_api_stack_id HT_EV_API_STACK
+#define HT_EV_API_STACK_SIZE 4
+#define HT_OFF_API_STACK_NODE 0
+
+static inline size_t ht_ev_api_stack_size(const struct ht_ev_api_stack *e)
+{
+	(void)e;
+	return 4;
+}
+
+/* Writes the payload at p (ht_ev_api_stack_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_api_stack_put(uint8_t *p, const struct ht_ev_api_stack *e)
+{
+	p = ht_fput_u32(p, e->node);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_api_stack_get(struct ht_ev_api_stack *e, const uint8_t *p, size_t n)
+{
+	if (n < 4)
+		return -1;
+	e->node = ht_le32(p + 0);
+	return 4;
+}
+
+/* hetrace:cpu_sample (thread stream, id 21): a CPU sample of a thread, with its user call stack (a stack_node, the sampled instruction) */
+struct ht_ev_cpu_sample {
+	int32_t tid;
+	uint32_t node;
+};
+#define ht_ev_cpu_sample_id HT_EV_CPU_SAMPLE
+#define HT_EV_CPU_SAMPLE_SIZE 8
+#define HT_OFF_CPU_SAMPLE_TID 0
+#define HT_OFF_CPU_SAMPLE_NODE 4
+
+static inline size_t ht_ev_cpu_sample_size(const struct ht_ev_cpu_sample *e)
+{
+	(void)e;
+	return 8;
+}
+
+/* Writes the payload at p (ht_ev_cpu_sample_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_cpu_sample_put(uint8_t *p, const struct ht_ev_cpu_sample *e)
+{
+	p = ht_fput_u32(p, (uint32_t)e->tid);
+	p = ht_fput_u32(p, e->node);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_cpu_sample_get(struct ht_ev_cpu_sample *e, const uint8_t *p, size_t n)
+{
+	if (n < 8)
+		return -1;
+	e->tid = (int32_t)ht_le32(p + 0);
+	e->node = ht_le32(p + 4);
+	return 8;
+}
+
+/* hetrace:task (thread stream, id 22): a process or thread began or ended (process stream), or a child the process waited for ended */
+struct ht_ev_task {
+	uint8_t kind;
+	int32_t tid; /* the thread, or the child's pid (child_exit) */
+	int32_t code; /* exit code, -1 if unknown or killed */
+	int32_t signal; /* the signal that killed it, 0 if none */
+	uint64_t ns; /* when it happened (CLOCK_MONOTONIC) */
+	const char *name;
+};
+#define ht_ev_task_id HT_EV_TASK
+#define HT_OFF_TASK_KIND 0
+#define HT_OFF_TASK_TID 1
+#define HT_OFF_TASK_CODE 5
+#define HT_OFF_TASK_SIGNAL 9
+#define HT_OFF_TASK_NS 13
+#define HT_OFF_TASK_NAME 21
+
+static inline size_t ht_ev_task_size(const struct ht_ev_task *e)
+{
+	return 21 + ht_fsize_str(e->name, 255);
+}
+
+/* Writes the payload at p (ht_ev_task_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_task_put(uint8_t *p, const struct ht_ev_task *e)
+{
+	p = ht_fput_u8(p, e->kind);
+	p = ht_fput_u32(p, (uint32_t)e->tid);
+	p = ht_fput_u32(p, (uint32_t)e->code);
+	p = ht_fput_u32(p, (uint32_t)e->signal);
+	p = ht_fput_u64(p, e->ns);
+	p = ht_fput_str(p, e->name, 255);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_task_get(struct ht_ev_task *e, const uint8_t *p, size_t n)
+{
+	const uint8_t *b = p, *end = p + n;
+
+	if (!(p = ht_fget_u8(p, end, &e->kind)))
+		return -1;
+	if (!(p = ht_fget_i32(p, end, &e->tid)))
+		return -1;
+	if (!(p = ht_fget_i32(p, end, &e->code)))
+		return -1;
+	if (!(p = ht_fget_i32(p, end, &e->signal)))
+		return -1;
+	if (!(p = ht_fget_u64(p, end, &e->ns)))
+		return -1;
+	if (!(p = ht_fget_str(p, end, &e->name)))
+		return -1;
+	return (long)(p - b);
+}
+
+/* hetrace:sample_counter (thread stream, id 23): a hardware or software counter's value for a thread at its CPU sample (samples stream) */
+struct ht_ev_sample_counter {
+	int32_t tid;
+	uint8_t index; /* the counter's place in the record's --counters list */
+	uint64_t value;
+};
+#define ht_ev_sample_counter_id HT_EV_SAMPLE_COUNTER
+#define HT_EV_SAMPLE_COUNTER_SIZE 13
+#define HT_OFF_SAMPLE_COUNTER_TID 0
+#define HT_OFF_SAMPLE_COUNTER_INDEX 4
+#define HT_OFF_SAMPLE_COUNTER_VALUE 5
+
+static inline size_t ht_ev_sample_counter_size(const struct ht_ev_sample_counter *e)
+{
+	(void)e;
+	return 13;
+}
+
+/* Writes the payload at p (ht_ev_sample_counter_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_sample_counter_put(uint8_t *p, const struct ht_ev_sample_counter *e)
+{
+	p = ht_fput_u32(p, (uint32_t)e->tid);
+	p = ht_fput_u8(p, e->index);
+	p = ht_fput_u64(p, e->value);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_sample_counter_get(struct ht_ev_sample_counter *e, const uint8_t *p, size_t n)
+{
+	if (n < 13)
+		return -1;
+	e->tid = (int32_t)ht_le32(p + 0);
+	e->index = p[4];
+	e->value = ht_le64(p + 5);
+	return 13;
+}
+
+/* hetrace:counter_name (thread stream, id 24): the name of a sampled counter (index as in sample_counter), before its first use */
+struct ht_ev_counter_name {
+	uint8_t index;
+	const char *name;
+};
+#define ht_ev_counter_name_id HT_EV_COUNTER_NAME
+#define HT_OFF_COUNTER_NAME_INDEX 0
+#define HT_OFF_COUNTER_NAME_NAME 1
+
+static inline size_t ht_ev_counter_name_size(const struct ht_ev_counter_name *e)
+{
+	return 1 + ht_fsize_str(e->name, 255);
+}
+
+/* Writes the payload at p (ht_ev_counter_name_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_counter_name_put(uint8_t *p, const struct ht_ev_counter_name *e)
+{
+	p = ht_fput_u8(p, e->index);
+	p = ht_fput_str(p, e->name, 255);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_counter_name_get(struct ht_ev_counter_name *e, const uint8_t *p, size_t n)
+{
+	const uint8_t *b = p, *end = p + n;
+
+	if (!(p = ht_fget_u8(p, end, &e->index)))
+		return -1;
+	if (!(p = ht_fget_str(p, end, &e->name)))
+		return -1;
+	return (long)(p - b);
+}
+
 /* hetrace:device_command (device stream, id 0): a command of a device queue with its device times, written when seen complete */
 struct ht_ev_device_command {
 	uint64_t corr; /* the correlation id of the enqueue call (its api_end's corr argument), 0 if none */
@@ -1295,6 +1658,14 @@ union ht_ev_any {
 	struct ht_ev_lost lost;
 	struct ht_ev_cpu_state cpu_state;
 	struct ht_ev_os_status os_status;
+	struct ht_ev_module_load module_load;
+	struct ht_ev_module_unload module_unload;
+	struct ht_ev_stack_node stack_node;
+	struct ht_ev_api_stack api_stack;
+	struct ht_ev_cpu_sample cpu_sample;
+	struct ht_ev_task task;
+	struct ht_ev_sample_counter sample_counter;
+	struct ht_ev_counter_name counter_name;
 	struct ht_ev_device_command device_command;
 	struct ht_ev_clock_pair clock_pair;
 	struct ht_ev_mem_site mem_site;
