@@ -423,8 +423,10 @@ static int fn_cmp(const void *a, const void *b)
 
 void ht_callpaths_sort(struct ht_callpaths *cp)
 {
-	qsort(cp->ctx, cp->nctx, sizeof *cp->ctx, ctx_cmp);
-	qsort(cp->fns, cp->nfns, sizeof *cp->fns, fn_cmp);
+	if (cp->nctx)
+		qsort(cp->ctx, cp->nctx, sizeof *cp->ctx, ctx_cmp);
+	if (cp->nfns)
+		qsort(cp->fns, cp->nfns, sizeof *cp->fns, fn_cmp);
 	/* the indexes follow */
 	ht_map_release(&cp->ctx_of);
 	ht_map_release(&cp->fn_of);

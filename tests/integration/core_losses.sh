@@ -28,7 +28,7 @@ grep -q "thread stream': Too many open files" err2.txt || fail "no stream: $(cat
 dump ns d2.txt
 nost=$(awk '$4 == "lost" && $5 == "kind=no_stream" { split($6, v, "="); print v[2] }' d2.txt)
 assert_ge "${nost:-0}" 1 "no stream: lost record"
-assert_eq "$(awk '$2 == "process" && $4 == "discarded" { print $5 }' d2.txt)" "$nost" \
+assert_eq "$(awk '$1 ~ /-annot_prog$/ && $2 == "process" && $4 == "discarded" { print $5 }' d2.txt)" "$nost" \
 	"no stream: the process stream's events_discarded"
 "$HT" info ns | grep -q "^total .*, $nost lost" || fail "no stream: info: $("$HT" info ns | tail -1)"
 babeltrace2 ns >/dev/null 2>b2.err || fail "no stream: babeltrace2 failed"
