@@ -52,8 +52,8 @@ int ht_export_otf2(struct ht_trace *t, const char *dir, struct ht_read_error *er
 #include "analysis/timeline.h"
 #include "export/ctf_source.h"
 #include "export/otf2_ends.h"
-#include "export/otf2_map.h"
 #include "common/grow.h"
+#include "common/map.h"
 
 /*
  * libotf2 keeps every chunk in memory unless an allocator says "full": ours
@@ -114,7 +114,7 @@ struct ox {
 	OTF2_Archive *ar;
 	struct ht_timeline tl;
 	int tl_open;
-	struct ht_strmap strs, keys;
+	struct ht_map strs, keys;
 	char **strings;
 	uint32_t nstrings;
 	size_t capstrings;
@@ -169,7 +169,7 @@ static void ok(struct ox *o, OTF2_ErrorCode e, const char *what)
 static uint32_t str_ref(struct ox *o, const char *s)
 {
 	int created;
-	uint32_t *v = ht_strmap_get(&o->strs, s ? s : "", o->nstrings, &created);
+	uint64_t *v = ht_map_str(&o->strs, s ? s : "", o->nstrings, &created);
 
 	if (!v || (created && GROW(o, strings, nstrings, capstrings))) {
 		fail(o, -ENOMEM, "out of memory");
@@ -187,20 +187,20 @@ static uint32_t str_ref(struct ox *o, const char *s)
 		}
 		o->nstrings++;
 	}
-	return *v;
+	return (uint32_t)*v;
 }
 
 /* Index of composite key k, with *created when new (the caller appends). */
 static uint32_t key_index(struct ox *o, const char *k, uint32_t fresh, int *created)
 {
-	uint32_t *v = ht_strmap_get(&o->keys, k, fresh, created);
+	uint64_t *v = ht_map_str(&o->keys, k, fresh, created);
 
 	if (!v) {
 		fail(o, -ENOMEM, "out of memory");
 		*created = 0;
 		return UINT32_MAX;
 	}
-	return *v;
+	return (uint32_t)*v;
 }
 
 static uint32_t proc_group(struct ox *o, int32_t pid)
@@ -946,8 +946,8 @@ static void release(struct ox *o)
 	free(o->regions);
 	free(o->attrs);
 	free(o->metrics);
-	ht_strmap_release(&o->strs);
-	ht_strmap_release(&o->keys);
+	ht_map_release(&o->strs);
+	ht_map_release(&o->keys);
 	if (o->al)
 		OTF2_AttributeList_Delete(o->al);
 	if (o->tl_open)
