@@ -95,18 +95,19 @@ static void print_process(const struct ht_trace_process *p, const struct ht_proc
 	for (unsigned int i = 0; i < s->ndevices; i++) {
 		const struct ht_device_summary *d = &s->devices[i];
 		static const char *const q[] = {"no samples", "one-sided", "ok", "inconsistent"};
-		char off[32], bound[32];
+		char off[32], bound[32], drift[128];
 
 		ht_fmt_duration(off, sizeof off, fabs(ht_clock_map_offset_ns(&d->map)));
 		if (isnan(d->map.bound_ns))
 			snprintf(bound, sizeof bound, "unknown");
 		else
 			ht_fmt_duration(bound, sizeof bound, d->map.bound_ns);
-		printf("  device %-4u %s: %llu commands; clock %s: offset %s%s, drift %+.2f ppm, "
-		       "bound +-%s (%llu samples)\n",
+		ht_clock_map_drift_text(drift, sizeof drift, &d->map);
+		printf("  device %-4u %s: %llu commands; clock %s: offset %s%s, %s, bound +-%s "
+		       "(%llu samples)\n",
 		       d->device, T(d->name[0] ? d->name : "?"), (unsigned long long)d->commands,
 		       q[d->map.quality], ht_clock_map_offset_ns(&d->map) < 0 ? "-" : "+", off,
-		       ht_clock_map_drift_ppm(&d->map), bound, (unsigned long long)d->map.samples);
+		       drift, bound, (unsigned long long)d->map.samples);
 	}
 	if (s->os_note[0] && s->os_note_kind != HT_OS_ON)
 		printf("  os          %s\n", T(s->os_note)); /* the recorder notes it once */

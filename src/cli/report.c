@@ -72,7 +72,7 @@ static void text_cpu(struct ht_report *r);
 
 static void text_report(const char *dir, struct ht_report *r)
 {
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], drift[128];
 
 	dur(a, sizeof a, (double)(r->last_ns - r->first_ns));
 	printf("hetrace report: %s\n", dir);
@@ -91,13 +91,9 @@ static void text_report(const char *dir, struct ht_report *r)
 		if (d->map.quality == HT_SYNC_NONE)
 			continue;
 		dur(a, sizeof a, fabs(ht_clock_map_offset_ns(&d->map)));
-		printf("clock sync  pid %d device %u: offset %s%s, drift %+.2f ppm", d->pid,
-		       d->device, ht_clock_map_offset_ns(&d->map) < 0 ? "-" : "+", a,
-		       ht_clock_map_drift_ppm(&d->map));
-		if (d->map.quality == HT_SYNC_OK && d->map.slope_max - d->map.slope_min > 2e-4)
-			printf(" (not determined: %+.0f..%+.0f ppm fit)",
-			       (d->map.slope_min - 1) * 1e6, (d->map.slope_max - 1) * 1e6);
-		printf(", ");
+		ht_clock_map_drift_text(drift, sizeof drift, &d->map);
+		printf("clock sync  pid %d device %u: offset %s%s, %s, ", d->pid, d->device,
+		       ht_clock_map_offset_ns(&d->map) < 0 ? "-" : "+", a, drift);
 		if (isnan(d->map.bound_ns))
 			printf("bound unknown");
 		else {
@@ -123,7 +119,8 @@ static void text_report(const char *dir, struct ht_report *r)
 			char g[64], l[64];
 
 			snprintf(g, sizeof g, "%llux%llux%llu", (unsigned long long)k->global[0],
-				 (unsigned long long)k->global[1], (unsigned long long)k->global[2]);
+				 (unsigned long long)k->global[1],
+				 (unsigned long long)k->global[2]);
 			snprintf(l, sizeof l, "%llux%llux%llu", (unsigned long long)k->local[0],
 				 (unsigned long long)k->local[1], (unsigned long long)k->local[2]);
 			text_stats(k->name, 34, &k->st);
@@ -278,6 +275,13 @@ static void text_cpu(struct ht_report *r)
 
 /* ---- csv ---- */
 
+/* A number, or an empty cell when it is unknown (NaN). */
+static void csv_num(double v, const char *fmt)
+{
+	if (!isnan(v) && !isinf(v))
+		printf(fmt, v);
+}
+
 static void csv_calls(const char *table, struct ht_table *t, double thread_time)
 {
 	for (unsigned int i = 0; i < t->n; i++) {
@@ -322,17 +326,26 @@ static void csv_report(struct ht_report *r)
 		       ht_stats_mean(&q->exec), q->exec.total, (unsigned long long)q->failed);
 	}
 	printf("table,pid,device,commands,busy_ns,idle_ns,compute_ns,transfer_ns,overlap_ns,"
-	       "idle_blamed_ns,sync,offset_ns,drift_ppm,bound_ns\n");
+	       "idle_blamed_ns,sync,offset_ns,drift_ppm,bound_ns,drift_min_ppm,drift_max_ppm\n");
 	for (unsigned int i = 0; i < r->ndevices; i++) {
 		struct ht_device_report *d = &r->devices[i];
+		int range = d->map.quality == HT_SYNC_OK;
 
-		printf("device,%d,%u,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%s,%.0f,%.3f,%.0f\n",
-		       d->pid, d->device, (unsigned long long)d->commands,
-		       (unsigned long long)d->busy, (unsigned long long)d->idle,
-		       (unsigned long long)d->compute_busy, (unsigned long long)d->transfer_busy,
-		       (unsigned long long)d->overlap, (unsigned long long)d->idle_blamed,
-		       quality_name(d->map.quality), ht_clock_map_offset_ns(&d->map),
-		       ht_clock_map_drift_ppm(&d->map), d->map.bound_ns);
+		printf("device,%d,%u,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%s,%.0f,", d->pid,
+		       d->device, (unsigned long long)d->commands, (unsigned long long)d->busy,
+		       (unsigned long long)d->idle, (unsigned long long)d->compute_busy,
+		       (unsigned long long)d->transfer_busy, (unsigned long long)d->overlap,
+		       (unsigned long long)d->idle_blamed, quality_name(d->map.quality),
+		       ht_clock_map_offset_ns(&d->map));
+		/* numbers the samples do not determine are empty cells */
+		csv_num(ht_clock_map_drift_ppm(&d->map), "%.3f");
+		putchar(',');
+		csv_num(d->map.bound_ns, "%.0f");
+		putchar(',');
+		csv_num(range ? (d->map.slope_min - 1) * 1e6 : NAN, "%.3f");
+		putchar(',');
+		csv_num(range ? (d->map.slope_max - 1) * 1e6 : NAN, "%.3f");
+		putchar('\n');
 	}
 	printf("table,pid,device,in,idle_ns,share\n");
 	for (unsigned int i = 0; i < r->ndevices; i++) {
@@ -344,7 +357,8 @@ static void csv_report(struct ht_report *r)
 			printf("blame,%d,%u,", d->pid, d->device);
 			ht_csv_str(stdout, d->blame.rows[k].name);
 			printf(",%.0f,%.4f\n", d->blame.rows[k].value,
-			       d->idle_blamed ? d->blame.rows[k].value / (double)d->idle_blamed : 0);
+			       d->idle_blamed ? d->blame.rows[k].value / (double)d->idle_blamed
+					      : 0);
 		}
 	}
 	printf("table,pid,tid,name,running_ns,preempted_ns,blocked_ns,intervals,wait_ns,"
@@ -388,9 +402,8 @@ static void json_stats(struct ht_stats *s)
 {
 	printf("\"count\":%llu,\"total_ns\":%.0f,\"mean_ns\":%.1f,\"min_ns\":%llu,\"max_ns\":%llu,"
 	       "\"p50_ns\":%llu,\"p99_ns\":%llu",
-	       (unsigned long long)s->count, s->total, ht_stats_mean(s),
-	       (unsigned long long)s->min, (unsigned long long)s->max,
-	       (unsigned long long)ht_stats_quantile(s, 0.5),
+	       (unsigned long long)s->count, s->total, ht_stats_mean(s), (unsigned long long)s->min,
+	       (unsigned long long)s->max, (unsigned long long)ht_stats_quantile(s, 0.5),
 	       (unsigned long long)ht_stats_quantile(s, 0.99));
 }
 
@@ -474,6 +487,13 @@ static void json_report(const char *dir, struct ht_report *r)
 		json_num(ht_clock_map_offset_ns(&d->map));
 		printf(",\"drift_ppm\":");
 		json_num(ht_clock_map_drift_ppm(&d->map));
+		printf(",\"drift_range_ppm\":");
+		if (d->map.quality == HT_SYNC_OK) {
+			printf("[%.3f,%.3f]", (d->map.slope_min - 1) * 1e6,
+			       (d->map.slope_max - 1) * 1e6);
+		} else {
+			printf("null");
+		}
 		printf(",\"bound_ns\":");
 		json_num(d->map.bound_ns);
 		printf(",\"window_checked\":%llu,\"window_outside\":%llu},\"blame\":[",
@@ -545,7 +565,8 @@ int ht_cmd_report(int argc, char **argv)
 			puts("usage: hetrace report DIR [--format text|csv|json]");
 			return 0;
 		} else if (!strcmp(argv[i], "--format") || !strncmp(argv[i], "--format=", 9)) {
-			const char *v = argv[i][8] == '=' ? argv[i] + 9 : (i + 1 < argc ? argv[++i] : "");
+			const char *v =
+			    argv[i][8] == '=' ? argv[i] + 9 : (i + 1 < argc ? argv[++i] : "");
 
 			if (!strcmp(v, "text"))
 				fmt = TEXT;
@@ -554,8 +575,9 @@ int ht_cmd_report(int argc, char **argv)
 			else if (!strcmp(v, "json"))
 				fmt = JSON;
 			else
-				return ht_usage_error("report", "--format must be text, csv or json, "
-								"not '%s'",
+				return ht_usage_error("report",
+						      "--format must be text, csv or json, "
+						      "not '%s'",
 						      v);
 		} else if (argv[i][0] == '-') {
 			return ht_usage_error("report", "unknown option '%s'", argv[i]);

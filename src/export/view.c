@@ -278,6 +278,13 @@ static void write_report(struct out *o, struct ht_report *r)
 		num(f, ht_clock_map_offset_ns(&d->map));
 		fputs(",\"drift_ppm\":", f);
 		num(f, ht_clock_map_drift_ppm(&d->map));
+		if (d->map.quality == HT_SYNC_OK) {
+			fputs(",\"drift_range\":[", f);
+			num(f, (d->map.slope_min - 1) * 1e6);
+			fputc(',', f);
+			num(f, (d->map.slope_max - 1) * 1e6);
+			fputc(']', f);
+		}
 		fputs(",\"bound\":", f);
 		num(f, d->map.quality == HT_SYNC_NONE ? NAN : d->map.bound_ns);
 		fprintf(f, ",\"checked\":%" PRIu64 ",\"outside\":%" PRIu64 "},\"blame\":[",
