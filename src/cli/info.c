@@ -15,18 +15,8 @@
 #include "analysis/summary.h"
 #include "cli/cli.h"
 
-/*
- * A trace's string as a terminal may show it (its control characters
- * escaped): valid until the next T() of the same statement's 4th call.
- */
-static const char *T(const char *s)
-{
-	static char buf[4][2048];
-	static unsigned int k;
-
-	k = (k + 1) % 4;
-	return ht_term_sstr(buf[k], sizeof buf[k], s);
-}
+/* A trace's string as a terminal may show it (its control characters escaped). */
+#define T(s) ht_term_tmp(s)
 
 static void print_time(const char *label, uint64_t ns, int64_t mono_to_real)
 {

@@ -18,6 +18,9 @@
 
 enum fmt { TEXT, CSV, JSON };
 
+/* A trace's string as a terminal may show it (control characters escaped). */
+#define T(s) ht_term_tmp(s)
+
 static const char *quality_name(enum ht_sync_quality q)
 {
 	static const char *const names[] = {"none", "one-sided", "ok", "inconsistent"};
@@ -62,7 +65,7 @@ static void text_calls(const char *title, struct ht_table *t, double thread_time
 	for (unsigned int i = 0; i < t->n; i++) {
 		struct ht_row *r = &t->rows[i];
 
-		text_stats(r->name, 34, &r->st);
+		text_stats(T(r->name), 34, &r->st);
 		printf(" %7.2f%% %7llu\n", thread_time > 0 ? 100 * r->st.total / thread_time : 0,
 		       (unsigned long long)r->errors);
 	}
@@ -75,7 +78,7 @@ static void text_report(const char *dir, struct ht_report *r)
 	char a[32], b[32], c[32], drift[128];
 
 	dur(a, sizeof a, (double)(r->last_ns - r->first_ns));
-	printf("hetrace report: %s\n", dir);
+	printf("hetrace report: %s\n", T(dir));
 	printf("span        %s, %u process%s, %u thread%s, %llu events\n", a, r->processes,
 	       r->processes == 1 ? "" : "es", r->threads, r->threads == 1 ? "" : "s",
 	       (unsigned long long)r->events);
@@ -123,7 +126,7 @@ static void text_report(const char *dir, struct ht_report *r)
 				 (unsigned long long)k->global[2]);
 			snprintf(l, sizeof l, "%llux%llux%llu", (unsigned long long)k->local[0],
 				 (unsigned long long)k->local[1], (unsigned long long)k->local[2]);
-			text_stats(k->name, 34, &k->st);
+			text_stats(T(k->name), 34, &k->st);
 			printf("  %-20s %-12s %6llu\n", g, l, (unsigned long long)k->errors);
 		}
 	}
@@ -135,8 +138,9 @@ static void text_report(const char *dir, struct ht_report *r)
 			struct ht_row *t = &r->transfers.rows[i];
 
 			dur(a, sizeof a, t->st.total);
-			printf("  %-10s %8llu %14llu %11s %10.3f %10.3f %10.3f %10.3f\n", t->name,
-			       (unsigned long long)t->st.count, (unsigned long long)t->bytes, a,
+			printf("  %-10s %8llu %14llu %11s %10.3f %10.3f %10.3f %10.3f\n",
+			       T(t->name), (unsigned long long)t->st.count,
+			       (unsigned long long)t->bytes, a,
 			       t->st.total > 0 ? (double)t->bytes / t->st.total : 0,
 			       t->rate.min / 1000.0, ht_stats_quantile(&t->rate, 0.5) / 1000.0,
 			       t->rate.max / 1000.0);
@@ -173,7 +177,7 @@ static void text_report(const char *dir, struct ht_report *r)
 		dur(a, sizeof a, (double)d->busy);
 		dur(b, sizeof b, (double)d->idle);
 		dur(c, sizeof c, (double)d->overlap);
-		printf("\nDevice: pid %d device %u (%s)\n", d->pid, d->device, d->name);
+		printf("\nDevice: pid %d device %u (%s)\n", d->pid, d->device, T(d->name));
 		printf("  busy %s (%.1f%% of the process's %.3f ms), idle %s, compute/transfer "
 		       "overlap %s\n",
 		       a, span > 0 ? 100.0 * (double)d->busy / span : 0, span / 1e6, b, c);
@@ -194,7 +198,7 @@ static void text_report(const char *dir, struct ht_report *r)
 				continue;
 			dur(a, sizeof a, row->value);
 			printf("    %6.2f%%  %11s  %s\n", 100 * row->value / (double)total_blame, a,
-			       row->name);
+			       T(row->name));
 		}
 		printf("  Reading: each idle moment is shared among the threads that were "
 		       "active then (not\n  preempted or blocked); a large share for a call or "
@@ -211,7 +215,7 @@ static void text_cpu(struct ht_report *r)
 	unsigned int i;
 
 	if (cs->note[0])
-		printf("\nOS scheduling: %s\n", cs->note);
+		printf("\nOS scheduling: %s\n", T(cs->note));
 	for (i = 0; i < cs->n && !cs->threads[i].intervals; i++)
 		;
 	if (i == cs->n)
@@ -230,7 +234,7 @@ static void text_cpu(struct ht_report *r)
 		dur(b, sizeof b, (double)th->time[HT_CPU_PREEMPTED]);
 		dur(c, sizeof c, (double)th->time[HT_CPU_BLOCKED]);
 		printf("  %-8d %-8d %-16.16s %11s %11s %11s %9.2f%% %9llu\n", r->cpu_pid[th->proc],
-		       th->tid, th->name, a, b, c,
+		       th->tid, T(th->name), a, b, c,
 		       all > 0 ? 100.0 * (double)th->time[HT_CPU_PREEMPTED] / all : 0,
 		       (unsigned long long)th->intervals);
 	}
@@ -252,7 +256,7 @@ static void text_cpu(struct ht_report *r)
 		dur(d, sizeof d, (double)w->done_ns);
 		dur(e, sizeof e, (double)w->done_preempted);
 		dur(f, sizeof f, (double)w->done_blocked);
-		printf("  %-28.28s %7llu %11s %11s %11s %15s %15s %15s\n", w->name,
+		printf("  %-28.28s %7llu %11s %11s %11s %15s %15s %15s\n", T(w->name),
 		       (unsigned long long)w->calls, a, b, c, d, e, f);
 	}
 	for (i = 0; i < r->nwaits; i++) {
@@ -266,7 +270,7 @@ static void text_cpu(struct ht_report *r)
 		printf("  %s: the device was done %s before these calls returned; the thread was "
 		       "preempted\n    (runnable, waiting for a CPU) for %s of it, at most %s in "
 		       "one call.\n",
-		       w->name, a, b, c);
+		       T(w->name), a, b, c);
 	}
 	printf("  Reading: \"device done\" is the time from the end of the device work to the "
 	       "call's\n  return; preempted time in it means the thread was ready but another "
@@ -310,8 +314,10 @@ static void csv_report(struct ht_report *r)
 	for (unsigned int i = 0; i < r->transfers.n; i++) {
 		struct ht_row *t = &r->transfers.rows[i];
 
-		printf("transfer,%s,%llu,%llu,%.0f,%.4f,%.4f,%.4f,%.4f\n", t->name,
-		       (unsigned long long)t->st.count, (unsigned long long)t->bytes, t->st.total,
+		printf("transfer,");
+		ht_csv_str(stdout, t->name);
+		printf(",%llu,%llu,%.0f,%.4f,%.4f,%.4f,%.4f\n", (unsigned long long)t->st.count,
+		       (unsigned long long)t->bytes, t->st.total,
 		       t->st.total > 0 ? (double)t->bytes / t->st.total : 0, t->rate.min / 1000.0,
 		       ht_stats_quantile(&t->rate, 0.5) / 1000.0, t->rate.max / 1000.0);
 	}
