@@ -159,8 +159,7 @@ static void check_window(struct ht_device_report *d, const struct ht_tl_record *
 	check_bound(d, 0, c->end, c->collected);
 }
 
-/* Commands that move their bytes have a throughput; map, unmap and migrate do not. */
-static int moves_bytes(enum ht_cmd_kind k)
+int ht_cmd_kind_moves_bytes(enum ht_cmd_kind k)
 {
 	return k == HT_CMD_COPY_H2D || k == HT_CMD_COPY_D2H || k == HT_CMD_COPY_D2D ||
 	       k == HT_CMD_COPY_H2H || k == HT_CMD_FILL;
@@ -216,7 +215,7 @@ static int take_command(struct ht_report *r, const struct ht_tl_record *c)
 	ht_stats_add(&w->st, c->end - c->ts);
 	if (kind != HT_CMD_KERNEL) {
 		w->bytes += c->bytes;
-		if (c->end > c->ts && c->bytes && moves_bytes(kind))
+		if (c->end > c->ts && c->bytes && ht_cmd_kind_moves_bytes(kind))
 			ht_stats_add(&w->rate, c->bytes * 1000 / (c->end - c->ts)); /* MB/s */
 	}
 	if (!d->first || c->ts < d->first)

@@ -118,6 +118,13 @@ struct ht_report {
 int ht_report_compute(struct ht_trace *t, struct ht_report *r, struct ht_read_error *err);
 void ht_report_release(struct ht_report *r);
 
+/*
+ * Return: nonzero when commands of kind k move their bytes (copies, fills),
+ * so bytes / time is a throughput; map, unmap and migrate move nothing (a
+ * map on a host-memory device only hands out a pointer), nor do the others.
+ */
+int ht_cmd_kind_moves_bytes(enum ht_cmd_kind k);
+
 /* Sorts a table by total time (or blame value), largest first, then by name. */
 void ht_table_sort(struct ht_table *t);
 

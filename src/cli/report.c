@@ -21,6 +21,23 @@ enum fmt { TEXT, CSV, JSON };
 /* A trace's string as a terminal may show it (control characters escaped). */
 #define T(s) ht_term_tmp(s)
 
+/* Work sizes "1024x1x1", or `none` when the launch gave none (local: the runtime chose). */
+static const char *dims(char *b, size_t cap, const uint64_t v[3], const char *none)
+{
+	if (!v[0] && !v[1] && !v[2])
+		snprintf(b, cap, "%s", none);
+	else
+		snprintf(b, cap, "%llux%llux%llu", (unsigned long long)v[0],
+			 (unsigned long long)v[1], (unsigned long long)v[2]);
+	return b;
+}
+
+/* A transfer row's throughput in GB/s (bytes per ns), or NaN when its bytes are not moved. */
+static double gbps(const struct ht_row *t)
+{
+	return t->rate.count && t->st.total > 0 ? (double)t->bytes / t->st.total : NAN;
+}
+
 static const char *quality_name(enum ht_sync_quality q)
 {
 	static const char *const names[] = {"none", "one-sided", "ok", "inconsistent"};
@@ -114,23 +131,21 @@ static void text_report(const char *dir, struct ht_report *r)
 	text_calls("API calls", &r->api, r->thread_time);
 	text_calls("Regions", &r->regions, r->thread_time);
 	if (r->kernels.n) {
-		printf("\nKernels (by total execution time)\n");
+		printf("\nKernels (by total execution time; a row per launch configuration)\n");
 		text_stats_header("kernel", 34);
 		printf("  %-20s %-12s %6s\n", "global", "local", "failed");
 		for (unsigned int i = 0; i < r->kernels.n; i++) {
 			struct ht_row *k = &r->kernels.rows[i];
-			char g[64], l[64];
+			char g[72], l[72];
 
-			snprintf(g, sizeof g, "%llux%llux%llu", (unsigned long long)k->global[0],
-				 (unsigned long long)k->global[1],
-				 (unsigned long long)k->global[2]);
-			snprintf(l, sizeof l, "%llux%llux%llu", (unsigned long long)k->local[0],
-				 (unsigned long long)k->local[1], (unsigned long long)k->local[2]);
 			text_stats(T(k->name), 34, &k->st);
-			printf("  %-20s %-12s %6llu\n", g, l, (unsigned long long)k->errors);
+			printf("  %-20s %-12s %6llu\n", dims(g, sizeof g, k->global, "-"),
+			       dims(l, sizeof l, k->local, "auto"), (unsigned long long)k->errors);
 		}
 	}
 	if (r->transfers.n) {
+		int unmoved = 0;
+
 		printf("\nTransfers and other commands\n");
 		printf("  %-10s %8s %14s %11s %10s %10s %10s %10s\n", "kind", "count", "bytes",
 		       "total", "GB/s", "min GB/s", "p50 GB/s", "max GB/s");
@@ -138,13 +153,20 @@ static void text_report(const char *dir, struct ht_report *r)
 			struct ht_row *t = &r->transfers.rows[i];
 
 			dur(a, sizeof a, t->st.total);
-			printf("  %-10s %8llu %14llu %11s %10.3f %10.3f %10.3f %10.3f\n",
-			       T(t->name), (unsigned long long)t->st.count,
-			       (unsigned long long)t->bytes, a,
-			       t->st.total > 0 ? (double)t->bytes / t->st.total : 0,
-			       t->rate.min / 1000.0, ht_stats_quantile(&t->rate, 0.5) / 1000.0,
-			       t->rate.max / 1000.0);
+			printf("  %-10s %8llu %14llu %11s", T(t->name),
+			       (unsigned long long)t->st.count, (unsigned long long)t->bytes, a);
+			if (isnan(gbps(t))) {
+				printf(" %10s %10s %10s %10s\n", "-", "-", "-", "-");
+				unmoved += t->bytes && !ht_cmd_kind_moves_bytes(t->kind);
+				continue;
+			}
+			printf(" %10.3f %10.3f %10.3f %10.3f\n", gbps(t), t->rate.min / 1000.0,
+			       ht_stats_quantile(&t->rate, 0.5) / 1000.0, t->rate.max / 1000.0);
 		}
+		if (unmoved)
+			printf("  (map, unmap and migrate move no data: their bytes are those "
+			       "mapped or "
+			       "migrated, with no GB/s)\n");
 	}
 	if (r->nqueues) {
 		printf("\nQueue waits (mean / p99)\n");
@@ -305,21 +327,46 @@ static void csv_calls(const char *table, struct ht_table *t, double thread_time)
 
 static void csv_report(struct ht_report *r)
 {
+	char g[72], l[72];
+
 	printf("table,name,count,total_ns,mean_ns,min_ns,max_ns,p50_ns,p99_ns,thread_share,"
 	       "errors\n");
 	csv_calls("api", &r->api, r->thread_time);
 	csv_calls("region", &r->regions, r->thread_time);
-	csv_calls("kernel", &r->kernels, 0);
+	/* a row per kernel and launch configuration; local empty: the runtime chose */
+	printf("table,name,global,local,count,total_ns,mean_ns,min_ns,max_ns,p50_ns,p99_ns,"
+	       "errors\n");
+	for (unsigned int i = 0; i < r->kernels.n; i++) {
+		struct ht_row *k = &r->kernels.rows[i];
+
+		printf("kernel,");
+		ht_csv_str(stdout, k->name);
+		printf(",%s,%s,%llu,%.0f,%.1f,%llu,%llu,%llu,%llu,%llu\n",
+		       dims(g, sizeof g, k->global, ""), dims(l, sizeof l, k->local, ""),
+		       (unsigned long long)k->st.count, k->st.total, ht_stats_mean(&k->st),
+		       (unsigned long long)k->st.min, (unsigned long long)k->st.max,
+		       (unsigned long long)ht_stats_quantile(&k->st, 0.5),
+		       (unsigned long long)ht_stats_quantile(&k->st, 0.99),
+		       (unsigned long long)k->errors);
+	}
+	/* commands that move no data (map, unmap, migrate): empty GB/s cells */
 	printf("table,kind,count,bytes,total_ns,gbps_mean,gbps_min,gbps_p50,gbps_max\n");
 	for (unsigned int i = 0; i < r->transfers.n; i++) {
 		struct ht_row *t = &r->transfers.rows[i];
+		int moved = !isnan(gbps(t));
 
 		printf("transfer,");
 		ht_csv_str(stdout, t->name);
-		printf(",%llu,%llu,%.0f,%.4f,%.4f,%.4f,%.4f\n", (unsigned long long)t->st.count,
-		       (unsigned long long)t->bytes, t->st.total,
-		       t->st.total > 0 ? (double)t->bytes / t->st.total : 0, t->rate.min / 1000.0,
-		       ht_stats_quantile(&t->rate, 0.5) / 1000.0, t->rate.max / 1000.0);
+		printf(",%llu,%llu,%.0f,", (unsigned long long)t->st.count,
+		       (unsigned long long)t->bytes, t->st.total);
+		csv_num(gbps(t), "%.4f");
+		putchar(',');
+		csv_num(moved ? t->rate.min / 1000.0 : NAN, "%.4f");
+		putchar(',');
+		csv_num(moved ? ht_stats_quantile(&t->rate, 0.5) / 1000.0 : NAN, "%.4f");
+		putchar(',');
+		csv_num(moved ? t->rate.max / 1000.0 : NAN, "%.4f");
+		putchar('\n');
 	}
 	printf("table,pid,queue,device,commands,host_wait_mean_ns,device_wait_mean_ns,"
 	       "exec_mean_ns,exec_total_ns,failed\n");
@@ -413,7 +460,12 @@ static void json_stats(struct ht_stats *s)
 	       (unsigned long long)ht_stats_quantile(s, 0.99));
 }
 
-static void json_calls(const char *key, struct ht_table *t, double thread_time)
+static void json_num(double v);
+
+enum json_table { CALLS, KERNELS, TRANSFERS };
+
+static void json_calls(const char *key, struct ht_table *t, double thread_time,
+		       enum json_table what)
 {
 	printf(",\"%s\":[", key);
 	for (unsigned int i = 0; i < t->n; i++) {
@@ -428,11 +480,15 @@ static void json_calls(const char *key, struct ht_table *t, double thread_time)
 			printf(",\"thread_share\":%.6f", r->st.total / thread_time);
 		if (r->bytes)
 			printf(",\"bytes\":%llu", (unsigned long long)r->bytes);
-		if (r->global[0])
+		if (what == KERNELS) /* the row's launch configuration; [0,0,0]: none given */
 			printf(",\"global\":[%llu,%llu,%llu],\"local\":[%llu,%llu,%llu]",
 			       (unsigned long long)r->global[0], (unsigned long long)r->global[1],
 			       (unsigned long long)r->global[2], (unsigned long long)r->local[0],
 			       (unsigned long long)r->local[1], (unsigned long long)r->local[2]);
+		if (what == TRANSFERS) { /* null: the bytes were not moved (map, unmap, ...) */
+			printf(",\"gbps\":");
+			json_num(gbps(r));
+		}
 		putchar('}');
 	}
 	putchar(']');
@@ -455,10 +511,10 @@ static void json_report(const char *dir, struct ht_report *r)
 	       (unsigned long long)(r->last_ns - r->first_ns), (unsigned long long)r->events,
 	       r->processes, r->threads, (unsigned long long)r->lost,
 	       (unsigned long long)r->lost_device_ts);
-	json_calls("api", &r->api, r->thread_time);
-	json_calls("regions", &r->regions, r->thread_time);
-	json_calls("kernels", &r->kernels, 0);
-	json_calls("transfers", &r->transfers, 0);
+	json_calls("api", &r->api, r->thread_time, CALLS);
+	json_calls("regions", &r->regions, r->thread_time, CALLS);
+	json_calls("kernels", &r->kernels, 0, KERNELS);
+	json_calls("transfers", &r->transfers, 0, TRANSFERS);
 	printf(",\"queues\":[");
 	for (unsigned int i = 0; i < r->nqueues; i++) {
 		struct ht_queue_report *q = &r->queues[i];

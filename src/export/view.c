@@ -54,6 +54,17 @@ static uint32_t sid(struct out *o, const char *s)
 	return (uint32_t)id;
 }
 
+/* The string id of work sizes "1024x1x1"; 0 when none were given. */
+static uint32_t dims_sid(struct out *o, const uint64_t v[3])
+{
+	char b[72];
+
+	if (!v[0] && !v[1] && !v[2])
+		return 0;
+	snprintf(b, sizeof b, "%" PRIu64 "x%" PRIu64 "x%" PRIu64, v[0], v[1], v[2]);
+	return sid(o, b);
+}
+
 static void write_slices(struct out *o, const struct ht_view_track *t)
 {
 	FILE *f = o->f;
@@ -222,8 +233,14 @@ static void write_procs(struct out *o, const struct ht_report *r)
 	fputc(']', f);
 }
 
-/* [name, count, total, mean, min, max, p50, p99, errors, bytes] per row, largest first */
-static void write_table(struct out *o, const char *key, struct ht_table *t)
+enum table_kind { CALLS, KERNELS, TRANSFERS };
+
+/*
+ * [name, count, total, mean, min, max, p50, p99, errors, bytes] per row,
+ * largest first; kernels add their launch configuration ("1024x1x1" string
+ * ids, 0: none given), transfers their GB/s (null: the bytes were not moved).
+ */
+static void write_table(struct out *o, const char *key, struct ht_table *t, enum table_kind what)
 {
 	FILE *f = o->f;
 
@@ -236,10 +253,19 @@ static void write_table(struct out *o, const char *key, struct ht_table *t)
 		num(f, row->st.total);
 		fputc(',', f);
 		num(f, ht_stats_mean(&row->st));
-		fprintf(
-		    f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]",
-		    row->st.count ? row->st.min : 0, row->st.max, ht_stats_quantile(&row->st, 0.5),
-		    ht_stats_quantile(&row->st, 0.99), row->errors, row->bytes);
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+			row->st.count ? row->st.min : 0, row->st.max,
+			ht_stats_quantile(&row->st, 0.5), ht_stats_quantile(&row->st, 0.99),
+			row->errors, row->bytes);
+		if (what == KERNELS)
+			fprintf(f, ",%u,%u", dims_sid(o, row->global), dims_sid(o, row->local));
+		if (what == TRANSFERS) {
+			fputc(',', f);
+			num(f, row->rate.count && row->st.total > 0
+				   ? (double)row->bytes / row->st.total
+				   : NAN);
+		}
+		fputc(']', f);
 	}
 	fprintf(f, "],\"%s_rows\":%zu", key, t->n);
 }
@@ -256,10 +282,10 @@ static void write_report(struct out *o, struct ht_report *r)
 		r->first_ns, r->last_ns, r->events, r->processes, r->threads, r->lost,
 		r->lost_device_ts);
 	num(f, r->thread_time);
-	write_table(o, "api", &r->api);
-	write_table(o, "regions", &r->regions);
-	write_table(o, "kernels", &r->kernels);
-	write_table(o, "transfers", &r->transfers);
+	write_table(o, "api", &r->api, CALLS);
+	write_table(o, "regions", &r->regions, CALLS);
+	write_table(o, "kernels", &r->kernels, KERNELS);
+	write_table(o, "transfers", &r->transfers, TRANSFERS);
 	fputs(",\"devices\":[", f);
 	for (unsigned int i = 0; i < r->ndevices; i++) {
 		struct ht_device_report *d = &r->devices[i];
@@ -317,6 +343,13 @@ static void write_data(struct out *o, struct ht_report *r)
 		fprintf(f, "%s\"%s\"", k ? "," : "", ht_cmd_kind_names[k]);
 	for (int k = 0; k < HT_CPU_STATE_COUNT; k++)
 		fprintf(f, ",\"%s\"", ht_cpu_state_names[k]);
+	/* the command kinds whose bytes are moved: the others get no GB/s */
+	fputs("],\"moving\":[", f);
+	for (int k = 0, first = 1; k < HT_CMD_KIND_COUNT; k++)
+		if (ht_cmd_kind_moves_bytes((enum ht_cmd_kind)k)) {
+			fprintf(f, "%s%d", first ? "" : ",", k);
+			first = 0;
+		}
 	fputc(']', f);
 	write_procs(o, r);
 	write_report(o, r);
