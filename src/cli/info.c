@@ -80,6 +80,10 @@ static void print_process(const struct ht_trace_process *p, const struct ht_proc
 		       (unsigned long long)s->lost[HT_LOST_DEVICE_RECORD]);
 	if (s->lost[HT_LOST_OS_RECORD])
 		printf(", %llu OS records", (unsigned long long)s->lost[HT_LOST_OS_RECORD]);
+	if (s->torn_streams)
+		printf(", %u torn packet%s at stream ends (%llu bytes; their events are lost)",
+		       s->torn_streams, s->torn_streams == 1 ? "" : "s",
+		       (unsigned long long)s->torn_bytes);
 	printf("\n  size        %.1f KiB, %llu strings\n", (double)s->bytes / 1024,
 	       (unsigned long long)s->strings);
 	for (unsigned int i = 0; i < s->ndevices; i++) {
@@ -127,8 +131,8 @@ int ht_cmd_info(int argc, char **argv)
 	struct ht_read_error err = {0};
 	char buf[8192], clock[32] = "", hz[32] = "";
 	int64_t m2r = 0, start_mono = 0, end_mono = 0;
-	uint64_t events = 0, lost = 0;
-	unsigned int threads = 0;
+	uint64_t events = 0, lost = 0, torn_bytes = 0;
+	unsigned int threads = 0, torn = 0;
 	struct ht_proc_summary *sums;
 	int rc, status = 0;
 
@@ -191,6 +195,8 @@ int ht_cmd_info(int argc, char **argv)
 		events += s->events;
 		lost += s->discarded + s->lost[HT_LOST_NO_STREAM];
 		threads += s->nthreads;
+		torn += s->torn_streams;
+		torn_bytes += s->torn_bytes;
 		ht_summary_release(s);
 	}
 	free(sums);
@@ -198,9 +204,13 @@ int ht_cmd_info(int argc, char **argv)
 		ht_read_error_print(argv[1], &err);
 		status = 1;
 	}
-	printf("\ntotal       %u process%s, %u thread%s, %llu events, %llu lost\n", t->nprocs,
+	printf("\ntotal       %u process%s, %u thread%s, %llu events, %llu lost", t->nprocs,
 	       t->nprocs == 1 ? "" : "es", threads, threads == 1 ? "" : "s",
 	       (unsigned long long)events, (unsigned long long)lost);
+	if (torn)
+		printf(" + the events of %u torn packet%s (%llu bytes)", torn, torn == 1 ? "" : "s",
+		       (unsigned long long)torn_bytes);
+	putchar('\n');
 	ht_trace_close(t);
 	return status;
 }

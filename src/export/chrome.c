@@ -484,6 +484,7 @@ int ht_export_chrome(struct ht_trace *t, FILE *f, struct ht_read_error *err)
 	struct ch c = {.f = f, .trace = t};
 	struct ht_timeline tl;
 	const struct ht_tl_record *r;
+	uint64_t dropped = 0;
 	int rc = 0, trc;
 
 	trc = ht_timeline_open(&tl, t, NULL);
@@ -492,7 +493,7 @@ int ht_export_chrome(struct ht_trace *t, FILE *f, struct ht_read_error *err)
 		return trc;
 	}
 	fputs("{\"traceEvents\":[", f);
-	while ((trc = ht_timeline_next(&tl, &r)) > 0) {
+	while ((trc = ht_export_next(&tl, &r, &dropped)) > 0) {
 		rc = record(&c, r);
 		if (rc)
 			break;
@@ -504,6 +505,7 @@ int ht_export_chrome(struct ht_trace *t, FILE *f, struct ht_read_error *err)
 		other_data(&c, &tl);
 		if (ferror(f))
 			rc = -EIO;
+		ht_export_warn_dropped(dropped);
 	}
 	if (rc && !err->msg[0])
 		snprintf(err->msg, sizeof err->msg, "writing the Chrome JSON trace: %s",

@@ -32,6 +32,7 @@
 #include "export/ctf_source.h"
 #include "export/ctf_tsdl.h"
 #include "export/export.h"
+#include "export/export_tracks.h"
 #include "export/otf2_ends.h"
 #include "format/format.h"
 #include "common/grow.h"
@@ -89,6 +90,7 @@ struct cx {
 	size_t capstreams;
 	struct enc e;
 	uint64_t clamped;
+	uint64_t dropped; /* records with times past HT_TIME_LIMIT_NS */
 	int rc;
 	struct ht_read_error *err;
 };
@@ -662,7 +664,7 @@ int ht_export_ctf(struct ht_trace *t, const char *dir, struct ht_read_error *err
 		*err = c.tl.err;
 		goto out;
 	}
-	while (!c.rc && (rc = ht_timeline_next(&c.tl, &r)) > 0)
+	while (!c.rc && (rc = ht_export_next(&c.tl, &r, &c.dropped)) > 0)
 		record(&c, r);
 	if (!c.rc && rc < 0) {
 		*err = c.tl.err;
@@ -670,6 +672,8 @@ int ht_export_ctf(struct ht_trace *t, const char *dir, struct ht_read_error *err
 	}
 	if (!c.rc)
 		finish(&c);
+	if (!c.rc)
+		ht_export_warn_dropped(c.dropped);
 	if (!c.rc && c.clamped)
 		fprintf(stderr,
 			"hetrace: warning: %" PRIu64 " CTF events went back in time on their "

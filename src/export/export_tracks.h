@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/timeline.h"
 #include "common/map.h"
 
 /* Frees a map whose values are pointers: free_val (may be NULL) on each, then the map. */
@@ -21,6 +22,15 @@ static inline void *ht_export_map_ptr(const uint64_t *v)
 {
 	return v ? (void *)(uintptr_t)*v : NULL;
 }
+
+/*
+ * ht_timeline_next for the exporters: records with a time past
+ * HT_TIME_LIMIT_NS (export.h) are skipped and counted in *dropped.
+ * Return: as ht_timeline_next.
+ */
+int ht_export_next(struct ht_timeline *tl, const struct ht_tl_record **out, uint64_t *dropped);
+/* Prints the one warning about records left out by ht_export_next (none if n is 0). */
+void ht_export_warn_dropped(uint64_t n);
 
 /* Return: the flow id linking process pid's enqueue call `corr` to its device command. */
 uint64_t ht_export_flow_id(int32_t pid, uint64_t corr);

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "export/export.h"
+#include "export/export_tracks.h"
 
 #ifndef HT_HAVE_OTF2
 
@@ -135,6 +136,7 @@ struct ox {
 	size_t capmetrics;
 	OTF2_AttributeList *al;
 	uint64_t tmin, tmax, clamped;
+	uint64_t dropped;		/* records with times past HT_TIME_LIMIT_NS */
 	uint64_t unmatched, unfinished; /* Leaves without Enter; Enters without Leave */
 	OTF2_Paradigm accel_paradigm;
 	int frozen; /* strings written: no new ones */
@@ -984,7 +986,7 @@ int ht_export_otf2(struct ht_trace *t, const char *dir, struct ht_read_error *er
 	   "SetMemoryCallbacks");
 	ok(&o, OTF2_Archive_SetSerialCollectiveCallbacks(o.ar), "SetSerialCollectiveCallbacks");
 	ok(&o, OTF2_Archive_OpenEvtFiles(o.ar), "OpenEvtFiles");
-	while (!o.rc && (rc = ht_timeline_next(&o.tl, &r)) > 0)
+	while (!o.rc && (rc = ht_export_next(&o.tl, &r, &o.dropped)) > 0)
 		record(&o, r);
 	if (!o.rc && rc < 0) {
 		*err = o.tl.err;
@@ -992,6 +994,8 @@ int ht_export_otf2(struct ht_trace *t, const char *dir, struct ht_read_error *er
 	}
 	if (!o.rc)
 		finish(&o, &src);
+	if (!o.rc)
+		ht_export_warn_dropped(o.dropped);
 	if (!o.rc && o.clamped)
 		fprintf(stderr,
 			"hetrace: warning: %" PRIu64 " OTF2 records went back in time on their "

@@ -874,6 +874,7 @@ int ht_export_perfetto(struct ht_trace *t, FILE *f, struct ht_read_error *err)
 	struct ht_timeline tl;
 	struct pf *p = calloc(1, sizeof *p);
 	const struct ht_tl_record *r;
+	uint64_t dropped = 0;
 	int rc = 0, trc;
 
 	if (!p)
@@ -886,7 +887,7 @@ int ht_export_perfetto(struct ht_trace *t, FILE *f, struct ht_read_error *err)
 		*err = tl.err; /* a failed open leaves nothing to close */
 		goto out_free;
 	}
-	while ((trc = ht_timeline_next(&tl, &r)) > 0) {
+	while ((trc = ht_export_next(&tl, &r, &dropped)) > 0) {
 		rc = record(p, r);
 		if (rc)
 			break;
@@ -896,6 +897,7 @@ int ht_export_perfetto(struct ht_trace *t, FILE *f, struct ht_read_error *err)
 		*err = tl.err;
 	} else if (!rc) {
 		rc = flush_all_pending(p);
+		ht_export_warn_dropped(dropped);
 	}
 	if (rc && !err->msg[0])
 		snprintf(err->msg, sizeof err->msg, "writing the Perfetto trace: %s",

@@ -19,6 +19,7 @@
 #include "analysis/report.h"
 #include "analysis/cpustate.h"
 #include "export/export.h"
+#include "export/export_tracks.h"
 #include "export/view_model.h"
 #include "export/view_page.h"
 #include "format/format.h"
@@ -385,6 +386,7 @@ int ht_view_html(struct ht_trace *t, FILE *f, struct ht_read_error *err)
 	fputs("</script>\n", f);
 	for (const char *const *l = ht_view_page_tail; *l; l++)
 		fputs(*l, f);
+	ht_export_warn_dropped(m.dropped);
 	if (o.nomem) {
 		rc = -ENOMEM;
 		snprintf(err->msg, sizeof err->msg, "out of memory writing the view");

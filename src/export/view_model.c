@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analysis/cpustate.h"
+#include "export/export_tracks.h"
 #include "export/view_model.h"
 #include "format/format.h"
 #include "common/grow.h"
@@ -585,6 +586,7 @@ static int run_pass(struct ht_view_model *m, struct ht_trace *t, struct ht_read_
 {
 	struct ht_timeline tl;
 	const struct ht_tl_record *r;
+	uint64_t skipped = 0;
 	int rc;
 
 	rc = ht_timeline_open(&tl, t, NULL);
@@ -592,7 +594,8 @@ static int run_pass(struct ht_view_model *m, struct ht_trace *t, struct ht_read_
 		*err = tl.err; /* a failed open leaves nothing to close */
 		return rc;
 	}
-	while ((rc = ht_timeline_next(&tl, &r)) > 0) {
+	/* times past the limit are left out here as by every exporter (counted once: pass 2) */
+	while ((rc = ht_export_next(&tl, &r, m->pass == 2 ? &m->dropped : &skipped)) > 0) {
 		rc = record(m, r);
 		if (rc < 0) {
 			snprintf(err->msg, sizeof err->msg, "out of memory building the view");

@@ -116,6 +116,7 @@ struct ht_view_model {
 	uint64_t slices, samples, kept_slices, kept_samples;
 	uint64_t lost;
 	uint64_t reorder_overflows;
+	uint64_t dropped; /* records with times past HT_TIME_LIMIT_NS, left out */
 };
 
 /* Builds the model of a trace (two timeline passes). Return: 0, or < 0 with err filled. */
