@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "analysis/escape.h"
+#include "analysis/report.h"
 #include "analysis/summary.h"
 #include "cli/cli.h"
 
@@ -132,7 +133,8 @@ int ht_cmd_info(int argc, char **argv)
 	char buf[8192], clock[32] = "", hz[32] = "";
 	int64_t m2r = 0, start_mono = 0, end_mono = 0;
 	uint64_t events = 0, lost = 0, torn_bytes = 0;
-	unsigned int threads = 0, torn = 0;
+	unsigned int threads = 0, torn = 0, processes;
+	int32_t *pids;
 	struct ht_proc_summary *sums;
 	int rc, status = 0;
 
@@ -183,7 +185,10 @@ int ht_cmd_info(int argc, char **argv)
 		       strcmp(clock, "tsc") ? "" : " at ", strcmp(clock, "tsc") ? "" : hz,
 		       strcmp(clock, "tsc") ? "" : " Hz");
 	sums = calloc(t->nprocs ? t->nprocs : 1, sizeof *sums);
-	if (!sums) {
+	pids = calloc(t->nprocs ? t->nprocs : 1, sizeof *pids);
+	if (!sums || !pids) {
+		free(sums);
+		free(pids);
 		ht_trace_close(t);
 		return ht_error("out of memory");
 	}
@@ -197,6 +202,7 @@ int ht_cmd_info(int argc, char **argv)
 		threads += s->nthreads;
 		torn += s->torn_streams;
 		torn_bytes += s->torn_bytes;
+		pids[i] = s->pid;
 		ht_summary_release(s);
 	}
 	free(sums);
@@ -204,8 +210,12 @@ int ht_cmd_info(int argc, char **argv)
 		ht_read_error_print(argv[1], &err);
 		status = 1;
 	}
-	printf("\ntotal       %u process%s, %u thread%s, %llu events, %llu lost", t->nprocs,
-	       t->nprocs == 1 ? "" : "es", threads, threads == 1 ? "" : "s",
+	processes = ht_count_processes(pids, t->nprocs);
+	free(pids);
+	printf("\ntotal       %u process%s", processes, processes == 1 ? "" : "es");
+	if (t->nprocs > processes)
+		printf(" (%u images: exec)", t->nprocs);
+	printf(", %u thread%s, %llu events, %llu lost", threads, threads == 1 ? "" : "s",
 	       (unsigned long long)events, (unsigned long long)lost);
 	if (torn)
 		printf(" + the events of %u torn packet%s (%llu bytes)", torn, torn == 1 ? "" : "s",

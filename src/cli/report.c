@@ -96,8 +96,11 @@ static void text_report(const char *dir, struct ht_report *r)
 
 	dur(a, sizeof a, (double)(r->last_ns - r->first_ns));
 	printf("hetrace report: %s\n", T(dir));
-	printf("span        %s, %u process%s, %u thread%s, %llu events\n", a, r->processes,
-	       r->processes == 1 ? "" : "es", r->threads, r->threads == 1 ? "" : "s",
+	printf("span        %s (first to last event recorded), %u process%s", a, r->processes,
+	       r->processes == 1 ? "" : "es");
+	if (r->images > r->processes)
+		printf(" (%u images: exec)", r->images);
+	printf(", %u thread%s, %llu events\n", r->threads, r->threads == 1 ? "" : "s",
 	       (unsigned long long)r->events);
 	printf("lost        %llu events%s", (unsigned long long)r->lost,
 	       r->lost ? " (tables undercount)" : "");
@@ -506,10 +509,10 @@ static void json_report(const char *dir, struct ht_report *r)
 {
 	printf("{\"trace\":");
 	ht_json_str(stdout, dir);
-	printf(",\"span_ns\":%llu,\"events\":%llu,\"processes\":%u,\"threads\":%u,\"lost\":%llu,"
-	       "\"lost_device_timestamps\":%llu",
+	printf(",\"span_ns\":%llu,\"events\":%llu,\"processes\":%u,\"images\":%u,"
+	       "\"threads\":%u,\"lost\":%llu,\"lost_device_timestamps\":%llu",
 	       (unsigned long long)(r->last_ns - r->first_ns), (unsigned long long)r->events,
-	       r->processes, r->threads, (unsigned long long)r->lost,
+	       r->processes, r->images, r->threads, (unsigned long long)r->lost,
 	       (unsigned long long)r->lost_device_ts);
 	json_calls("api", &r->api, r->thread_time, CALLS);
 	json_calls("regions", &r->regions, r->thread_time, CALLS);

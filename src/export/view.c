@@ -278,9 +278,9 @@ static void write_report(struct out *o, struct ht_report *r)
 
 	fprintf(f,
 		",\"report\":{\"first\":%" PRIu64 ",\"last\":%" PRIu64 ",\"events\":%" PRIu64
-		",\"processes\":%u,\"threads\":%u,\"lost\":%" PRIu64 ",\"lost_device_ts\":%" PRIu64
-		",\"thread_time\":",
-		r->first_ns, r->last_ns, r->events, r->processes, r->threads, r->lost,
+		",\"processes\":%u,\"images\":%u,\"threads\":%u,\"lost\":%" PRIu64
+		",\"lost_device_ts\":%" PRIu64 ",\"thread_time\":",
+		r->first_ns, r->last_ns, r->events, r->processes, r->images, r->threads, r->lost,
 		r->lost_device_ts);
 	num(f, r->thread_time);
 	write_table(o, "api", &r->api, CALLS);
