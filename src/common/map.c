@@ -2,7 +2,11 @@
  * The hash map (see map.h). u64 keys are mixed with the 64-bit finalizer of
  * MurmurHash3 (sequential ids spread over the table), strings and byte
  * strings hashed with FNV-1a. A byte key is stored as one block: its length
- * (size_t), then its bytes.
+ * (size_t), then its bytes. slot(), same() and find() are inline: called
+ * out of line with the probe in memory, a lookup of a short string took
+ * 32 ns against 10 ns inline (18 M lookups of "loop", "i", "running" in an
+ * 8-string map, gcc -O2), which made `hetrace view` interning its names
+ * 0.5 s slower on a 9 M-event trace than with its former private table.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -62,7 +66,7 @@ static uint64_t hash_of(const struct ht_map *m, uint64_t key)
 	return mix(key);
 }
 
-static int same(const struct ht_map *m, uint64_t stored, const struct probe *k)
+static inline int same(const struct ht_map *m, uint64_t stored, const struct probe *k)
 {
 	if (m->kind == HT_MAP_U64)
 		return stored == k->u;
@@ -137,7 +141,7 @@ static int rehash(struct ht_map *m, size_t cap)
 }
 
 /* Return: the slot of key, or of the empty slot where it would go (cap > 0). */
-static size_t slot(const struct ht_map *m, const struct probe *k)
+static inline size_t slot(const struct ht_map *m, const struct probe *k)
 {
 	size_t i = k->hash & (m->cap - 1);
 
@@ -170,7 +174,7 @@ static uint64_t *get(struct ht_map *m, const struct probe *k, uint64_t fresh, in
 	return &m->vals[i];
 }
 
-static uint64_t *find(const struct ht_map *m, const struct probe *k)
+static inline uint64_t *find(const struct ht_map *m, const struct probe *k)
 {
 	size_t i;
 
