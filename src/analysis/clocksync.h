@@ -16,6 +16,7 @@
 #ifndef HT_CLOCKSYNC_H
 #define HT_CLOCKSYNC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "format/format.h"
@@ -27,7 +28,8 @@ struct ht_sync_point {
 struct ht_clock_sync {
 	uint64_t d0, h0;		     /* origin: the first sample */
 	struct ht_sync_point *below, *above; /* line above `below`, below `above` */
-	uint64_t nbelow, nabove, cap_below, cap_above;
+	uint64_t nbelow, nabove;
+	size_t cap_below, cap_above;
 	double xmin, xmax;
 	int have_origin;
 };
@@ -45,9 +47,19 @@ struct ht_clock_map {
 	double h_at_d0; /* host time (ns) of device time d0 */
 	double slope;
 	double slope_min, slope_max; /* the slopes the samples allow (OK only) */
+	int drift_known;	     /* the samples determine the drift: slope is more than a
+				      * guess (else it is 1: none assumed); OK only */
 	double bound_ns;	     /* error bound; the violation when INCONSISTENT */
 	uint64_t samples;
 };
+
+/*
+ * A slope range that contains 1 (no drift) and is wider than this does not
+ * determine the drift: the map assumes none and says so (drift_known 0).
+ * 1 ppm: over a 1 s run, 1 us of the bound, well below what the samples of
+ * a short run can tell apart.
+ */
+#define HT_SYNC_DRIFT_NARROW 1e-6
 
 /* One bounding pair, as a device-stream event holds it. */
 struct ht_sync_sample {
@@ -74,8 +86,13 @@ void ht_clock_sync_release(struct ht_clock_sync *cs);
 
 /* Return: the host time of a device time under map m. */
 uint64_t ht_clock_map_apply(const struct ht_clock_map *m, uint64_t device_ts);
-/* Return: drift in parts per million (slope - 1). */
+/* Return: drift in parts per million (slope - 1); NaN when the samples do not determine it. */
 double ht_clock_map_drift_ppm(const struct ht_clock_map *m);
+/*
+ * The drift as the outputs say it: "drift +26.58 ppm (the samples allow
+ * +20.10..+33.02)", or "drift not determined (...)" when they do not pin it.
+ */
+void ht_clock_map_drift_text(char *buf, size_t cap, const struct ht_clock_map *m);
 /* Return: host - device at device time d0, in ns. */
 double ht_clock_map_offset_ns(const struct ht_clock_map *m);
 

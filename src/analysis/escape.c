@@ -174,3 +174,12 @@ const char *ht_term_sstr(char *buf, size_t cap, const char *s)
 	buf[cap - 1] = '\0';
 	return buf;
 }
+
+const char *ht_term_tmp(const char *s)
+{
+	static char buf[8][2048];
+	static unsigned int k;
+
+	k = (k + 1) % 8;
+	return ht_term_sstr(buf[k], sizeof buf[k], s ? s : "");
+}

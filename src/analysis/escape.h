@@ -30,5 +30,10 @@ void ht_csv_str(FILE *f, const char *s);
 void ht_term_str(FILE *f, const char *s);
 /* The same into buf (cut to cap, NUL-terminated). Return: buf. */
 const char *ht_term_sstr(char *buf, size_t cap, const char *s);
+/*
+ * The same into one of 8 rotating static buffers of 2 KiB, for printf
+ * arguments (not thread-safe). Return: the text, valid for 7 more calls.
+ */
+const char *ht_term_tmp(const char *s);
 
 #endif

@@ -159,8 +159,29 @@ static void check_window(struct ht_device_report *d, const struct ht_tl_record *
 	check_bound(d, 0, c->end, c->collected);
 }
 
-/* Commands that move their bytes have a throughput; map, unmap and migrate do not. */
-static int moves_bytes(enum ht_cmd_kind k)
+static int cmp_pid(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+unsigned int ht_count_processes(const int32_t *pids, unsigned int n)
+{
+	int32_t *v = malloc((n ? n : 1) * sizeof *v);
+	unsigned int k = 0;
+
+	if (!v)
+		return n; /* cannot sort: every image counts */
+	memcpy(v, pids, n * sizeof *v);
+	qsort(v, n, sizeof *v, cmp_pid);
+	for (unsigned int i = 0; i < n; i++)
+		k += !i || v[i] != v[i - 1];
+	free(v);
+	return k;
+}
+
+int ht_cmd_kind_moves_bytes(enum ht_cmd_kind k)
 {
 	return k == HT_CMD_COPY_H2D || k == HT_CMD_COPY_D2H || k == HT_CMD_COPY_D2D ||
 	       k == HT_CMD_COPY_H2H || k == HT_CMD_FILL;
@@ -216,7 +237,7 @@ static int take_command(struct ht_report *r, const struct ht_tl_record *c)
 	ht_stats_add(&w->st, c->end - c->ts);
 	if (kind != HT_CMD_KERNEL) {
 		w->bytes += c->bytes;
-		if (c->end > c->ts && c->bytes && moves_bytes(kind))
+		if (c->end > c->ts && c->bytes && ht_cmd_kind_moves_bytes(kind))
 			ht_stats_add(&w->rate, c->bytes * 1000 / (c->end - c->ts)); /* MB/s */
 	}
 	if (!d->first || c->ts < d->first)
@@ -776,6 +797,18 @@ static void proc_release(struct proc_state *ps)
 	free(ps->threads);
 }
 
+/* r->processes (distinct pids) and r->images (process directories) */
+static void count_processes(struct ht_report *r, const struct ht_timeline *tl, unsigned int n)
+{
+	int32_t *pids = calloc(n ? n : 1, sizeof *pids);
+
+	for (unsigned int k = 0; pids && k < n; k++)
+		pids[k] = ht_timeline_proc(tl, k)->pid;
+	r->processes = pids ? ht_count_processes(pids, n) : n;
+	r->images = n;
+	free(pids);
+}
+
 static int pass_threads(struct ht_report *r, struct ht_trace *t, struct ht_read_error *err)
 {
 	/*
@@ -881,7 +914,7 @@ static int pass_threads(struct ht_report *r, struct ht_trace *t, struct ht_read_
 				d->blame.rows[i].name = strdup(c.blame_names.rows[i].name);
 		}
 	}
-	r->processes = t->nprocs;
+	count_processes(r, &tl, t->nprocs);
 	for (unsigned int i = 0; c.threads && i < ht_timeline_nstreams(&tl); i++)
 		free(c.threads[i].stack);
 	for (unsigned int k = 0; c.ps && k < t->nprocs; k++)

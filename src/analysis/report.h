@@ -102,8 +102,10 @@ struct ht_report {
 	uint64_t first_ns, last_ns;
 	uint64_t lost; /* recorder discards + threads without a stream */
 	uint64_t lost_device_ts;
-	unsigned int processes, threads;
-	double thread_time; /* sum over threads of (last - first) */
+	unsigned int processes; /* distinct pids (ht_count_processes) */
+	unsigned int images;	/* process directories: a pid that called exec has several */
+	unsigned int threads;	/* thread streams with events */
+	double thread_time;	/* sum over threads of (last - first) */
 	struct ht_table api, regions, kernels, transfers;
 	struct ht_queue_report *queues;
 	unsigned int nqueues;
@@ -119,6 +121,20 @@ struct ht_report {
 /* Return: 0, or < 0 with err filled (and nothing computed: r is empty). */
 int ht_report_compute(struct ht_trace *t, struct ht_report *r, struct ht_read_error *err);
 void ht_report_release(struct ht_report *r);
+
+/*
+ * Return: nonzero when commands of kind k move their bytes (copies, fills),
+ * so bytes / time is a throughput; map, unmap and migrate move nothing (a
+ * map on a host-memory device only hands out a pointer), nor do the others.
+ */
+int ht_cmd_kind_moves_bytes(enum ht_cmd_kind k);
+
+/*
+ * The one count of processes that every output gives: the distinct pids
+ * among a trace's process directories (the images of a pid that called
+ * exec are one process), whether or not they recorded events.
+ */
+unsigned int ht_count_processes(const int32_t *pids, unsigned int n);
 
 /* Sorts a table by total time (or blame value), largest first, then by name. */
 void ht_table_sort(struct ht_table *t);

@@ -117,6 +117,7 @@ static void streams(struct ht_timeline *tl, struct ht_proc_summary *out)
 		s->discarded += st.discarded;
 		s->raw_packets += st.raw_packets;
 		s->torn_streams += st.torn;
+		s->torn_bytes += st.torn ? st.torn_bytes : 0;
 		for (unsigned int id = 0; id < 32; id++) {
 			if (device && id < HT_EV_DEVICE_COUNT)
 				s->events_device[id] += st.by_class[id];

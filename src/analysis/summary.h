@@ -40,6 +40,7 @@ struct ht_proc_summary {
 	uint64_t first_ns, last_ns;
 	uint64_t raw_packets; /* not finalized */
 	unsigned int torn_streams;
+	uint64_t torn_bytes; /* in the torn packets at stream ends: their events are lost */
 	uint64_t strings;
 	struct ht_thread_summary *threads;
 	unsigned int nthreads;

@@ -2,16 +2,24 @@
  * hetrace check [--repair] DIR: validates every packet and event of every
  * stream (sizes, magic, uuid, sequence numbers, monotonic timestamps, event
  * layouts, string references) and names the file and offset of the first
- * problem in each stream. --repair trims torn packets at stream ends and
- * converts packets still holding raw counter timestamps, then checks again.
+ * problem in each stream, and says which entries of a process directory
+ * are not stream files (links, FIFOs, devices, directories: readers skip
+ * them). --repair trims torn packets at stream ends and converts packets
+ * still holding raw counter timestamps, then checks again.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/escape.h"
+
 #include "analysis/finalize.h"
+#include "export/export.h"
 #include "cli/cli.h"
 #include "ring/ring.h"
 #include "ring/salvage.h"
@@ -64,6 +72,24 @@ static uint32_t referenced_string(const struct ht_event *ev)
 }
 
 /*
+ * Return: the name of a host time of ev past HT_TIME_LIMIT_NS (what no
+ * output can hold: the exporters leave such records out), or NULL.
+ */
+static const char *late_time(const struct ht_event *ev)
+{
+	struct ht_ev_cpu_state cs;
+
+	if (ev->ts >= HT_TIME_LIMIT_NS)
+		return "its timestamp";
+	if (ev->sc != HT_SC_THREAD || ev->id != HT_EV_CPU_STATE ||
+	    ht_ev_cpu_state_get(&cs, ev->payload, ev->size) < 0)
+		return NULL;
+	return cs.begin_ns >= HT_TIME_LIMIT_NS ? "its begin_ns"
+	       : cs.end_ns >= HT_TIME_LIMIT_NS ? "its end_ns"
+					       : NULL;
+}
+
+/*
  * Checks one stream. max_string: the largest string id defined; lossy: the
  * definitions lost are counted (a reference beyond max_string is then no
  * problem, only counted in *unresolved).
@@ -92,20 +118,26 @@ static int check_stream(const char *trace, const struct ht_trace_process *p, con
 		}
 		while ((rc = ht_event_iter_next(&r.it, &ev, &err)) > 0) {
 			uint32_t id = referenced_string(&ev);
+			const char *late = late_time(&ev);
+			unsigned long long at = r.pk.offset + (uint64_t)(ev.header - r.buf);
 
 			events++;
-			if (id > max_string && lossy) {
+			if (late) {
+				ht_error("%s/%s: offset %llu: event '%s': %s is past the clock's "
+					 "range (2^62 ns): the exporters leave this event out",
+					 trace, r.path, at, ev.ec->name, late);
+			} else if (id > max_string && lossy) {
 				(*unresolved)++;
+				continue;
 			} else if (id > max_string) {
-				(*problems)++;
 				ht_error("%s/%s: offset %llu: event '%s' refers to string id %u, "
 					 "which is not defined",
-					 trace, r.path,
-					 (unsigned long long)(r.pk.offset +
-							      (uint64_t)(ev.header - r.buf)),
-					 ev.ec->name, id);
-				break;
+					 trace, r.path, at, ev.ec->name, id);
+			} else {
+				continue;
 			}
+			(*problems)++;
+			break;
 		}
 		if (rc < 0) {
 			snprintf(err.file, sizeof err.file, "%s", r.path);
@@ -126,6 +158,52 @@ static int check_stream(const char *trace, const struct ht_trace_process *p, con
 	return 0;
 }
 
+static const char *file_type(mode_t m)
+{
+	return S_ISLNK(m)    ? "a symbolic link"
+	       : S_ISFIFO(m) ? "a FIFO"
+	       : S_ISCHR(m)  ? "a character device"
+	       : S_ISBLK(m)  ? "a block device"
+	       : S_ISDIR(m)  ? "a directory"
+	       : S_ISSOCK(m) ? "a socket"
+			     : "not a regular file";
+}
+
+/*
+ * Entries of a process directory that are not regular files: the reader
+ * skips them (it never follows a link or opens a FIFO), so the trace is not
+ * what it looks like. Hidden entries (.<stream>.ring) are the recorder's.
+ */
+static void check_entries(const char *trace, const struct ht_trace_process *p,
+			  unsigned int *problems)
+{
+	int fd = dup(p->fd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		(*problems)++;
+		ht_error("%s/%s: cannot list the directory: %s", trace, p->name, strerror(errno));
+		return;
+	}
+	rewinddir(d); /* the dup shares the reader's position, at the end after its listing */
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (fstatat(p->fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || S_ISREG(st.st_mode))
+			continue;
+		(*problems)++;
+		ht_error("%s/%s/%s: %s, not a stream file: readers skip it; remove it, or put the "
+			 "file it stands for in its place",
+			 trace, p->name, ht_term_tmp(de->d_name), file_type(st.st_mode));
+	}
+	closedir(d);
+}
+
 static unsigned int check_trace(const char *dir, const struct ht_trace *t, uint64_t *streams,
 				uint64_t *unresolved)
 {
@@ -142,6 +220,7 @@ static unsigned int check_trace(const char *dir, const struct ht_trace *t, uint6
 			ht_read_error_print(dir, &err);
 			max_string = UINT32_MAX;
 		}
+		check_entries(dir, p, &problems);
 		for (unsigned int j = 0; j < p->nstreams; j++) {
 			check_stream(dir, p, p->streams[j].name, max_string, lossy, &problems,
 				     unresolved);

@@ -13,22 +13,13 @@
 
 #include "analysis/escape.h"
 #include "analysis/lifetimes.h"
+#include "analysis/report.h"
 #include "analysis/summary.h"
 #include "cli/cli.h"
 #include "cli/info_life.h"
 
-/*
- * A trace's string as a terminal may show it (its control characters
- * escaped): valid until the next T() of the same statement's 4th call.
- */
-static const char *T(const char *s)
-{
-	static char buf[4][2048];
-	static unsigned int k;
-
-	k = (k + 1) % 4;
-	return ht_term_sstr(buf[k], sizeof buf[k], s);
-}
+/* A trace's string as a terminal may show it (its control characters escaped). */
+#define T(s) ht_term_tmp(s)
 
 static void print_time(const char *label, uint64_t ns, int64_t mono_to_real)
 {
@@ -95,23 +86,28 @@ static void print_process(const struct ht_trace_process *p, const struct ht_proc
 	if (s->lost[HT_LOST_MEMORY_ACCESS])
 		printf(", %llu memory accesses dropped (the channel was full: --mode block waits)",
 		       (unsigned long long)s->lost[HT_LOST_MEMORY_ACCESS]);
+	if (s->torn_streams)
+		printf(", %u torn packet%s at stream ends (%llu bytes; their events are lost)",
+		       s->torn_streams, s->torn_streams == 1 ? "" : "s",
+		       (unsigned long long)s->torn_bytes);
 	printf("\n  size        %.1f KiB, %llu strings\n", (double)s->bytes / 1024,
 	       (unsigned long long)s->strings);
 	for (unsigned int i = 0; i < s->ndevices; i++) {
 		const struct ht_device_summary *d = &s->devices[i];
 		static const char *const q[] = {"no samples", "one-sided", "ok", "inconsistent"};
-		char off[32], bound[32];
+		char off[32], bound[32], drift[128];
 
 		ht_fmt_duration(off, sizeof off, fabs(ht_clock_map_offset_ns(&d->map)));
 		if (isnan(d->map.bound_ns))
 			snprintf(bound, sizeof bound, "unknown");
 		else
 			ht_fmt_duration(bound, sizeof bound, d->map.bound_ns);
-		printf("  device %-4u %s: %llu commands; clock %s: offset %s%s, drift %+.2f ppm, "
-		       "bound +-%s (%llu samples)\n",
+		ht_clock_map_drift_text(drift, sizeof drift, &d->map);
+		printf("  device %-4u %s: %llu commands; clock %s: offset %s%s, %s, bound +-%s "
+		       "(%llu samples)\n",
 		       d->device, T(d->name[0] ? d->name : "?"), (unsigned long long)d->commands,
 		       q[d->map.quality], ht_clock_map_offset_ns(&d->map) < 0 ? "-" : "+", off,
-		       ht_clock_map_drift_ppm(&d->map), bound, (unsigned long long)d->map.samples);
+		       drift, bound, (unsigned long long)d->map.samples);
 	}
 	if (s->os_note[0] && s->os_note_kind != HT_OS_ON)
 		printf("  os          %s\n", T(s->os_note)); /* the recorder notes it once */
@@ -142,8 +138,9 @@ int ht_cmd_info(int argc, char **argv)
 	struct ht_read_error err = {0};
 	char buf[8192], clock[32] = "", hz[32] = "";
 	int64_t m2r = 0, start_mono = 0, end_mono = 0;
-	uint64_t events = 0, lost = 0;
-	unsigned int threads = 0;
+	uint64_t events = 0, lost = 0, torn_bytes = 0;
+	unsigned int threads = 0, torn = 0, processes;
+	int32_t *pids;
 	struct ht_proc_summary *sums;
 	struct ht_life *lives;
 	int rc, status = 0, lrc;
@@ -199,9 +196,11 @@ int ht_cmd_info(int argc, char **argv)
 		printf("untraced    %s\n", T(buf));
 	sums = calloc(t->nprocs ? t->nprocs : 1, sizeof *sums);
 	lives = calloc(t->nprocs ? t->nprocs : 1, sizeof *lives);
-	if (!sums || !lives) {
+	pids = calloc(t->nprocs ? t->nprocs : 1, sizeof *pids);
+	if (!sums || !lives || !pids) {
 		free(sums);
 		free(lives);
+		free(pids);
 		ht_trace_close(t);
 		return ht_error("out of memory");
 	}
@@ -217,6 +216,9 @@ int ht_cmd_info(int argc, char **argv)
 		events += s->events;
 		lost += s->discarded;
 		threads += s->nthreads;
+		torn += s->torn_streams;
+		torn_bytes += s->torn_bytes;
+		pids[i] = s->pid;
 		ht_summary_release(s);
 	}
 	free(sums);
@@ -227,9 +229,17 @@ int ht_cmd_info(int argc, char **argv)
 		ht_read_error_print(argv[1], &err);
 		status = 1;
 	}
-	printf("\ntotal       %u process%s, %u thread%s, %llu events, %llu lost\n", t->nprocs,
-	       t->nprocs == 1 ? "" : "es", threads, threads == 1 ? "" : "s",
+	processes = ht_count_processes(pids, t->nprocs);
+	free(pids);
+	printf("\ntotal       %u process%s", processes, processes == 1 ? "" : "es");
+	if (t->nprocs > processes)
+		printf(" (%u images: exec)", t->nprocs);
+	printf(", %u thread%s, %llu events, %llu lost", threads, threads == 1 ? "" : "s",
 	       (unsigned long long)events, (unsigned long long)lost);
+	if (torn)
+		printf(" + the events of %u torn packet%s (%llu bytes)", torn, torn == 1 ? "" : "s",
+		       (unsigned long long)torn_bytes);
+	putchar('\n');
 	ht_trace_close(t);
 	return status;
 }

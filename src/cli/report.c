@@ -32,6 +32,26 @@ static void memory_access(enum fmt fmt, const struct ht_mem_report *m)
 		ht_mem_report_json(stdout, m);
 }
 
+/* A trace's string as a terminal may show it (control characters escaped). */
+#define T(s) ht_term_tmp(s)
+
+/* Work sizes "1024x1x1", or `none` when the launch gave none (local: the runtime chose). */
+static const char *dims(char *b, size_t cap, const uint64_t v[3], const char *none)
+{
+	if (!v[0] && !v[1] && !v[2])
+		snprintf(b, cap, "%s", none);
+	else
+		snprintf(b, cap, "%llux%llux%llu", (unsigned long long)v[0],
+			 (unsigned long long)v[1], (unsigned long long)v[2]);
+	return b;
+}
+
+/* A transfer row's throughput in GB/s (bytes per ns), or NaN when its bytes are not moved. */
+static double gbps(const struct ht_row *t)
+{
+	return t->rate.count && t->st.total > 0 ? (double)t->bytes / t->st.total : NAN;
+}
+
 static const char *quality_name(enum ht_sync_quality q)
 {
 	static const char *const names[] = {"none", "one-sided", "ok", "inconsistent"};
@@ -76,7 +96,7 @@ static void text_calls(const char *title, struct ht_table *t, double thread_time
 	for (unsigned int i = 0; i < t->n; i++) {
 		struct ht_row *r = &t->rows[i];
 
-		text_stats(r->name, 34, &r->st);
+		text_stats(T(r->name), 34, &r->st);
 		printf(" %7.2f%% %7llu\n", thread_time > 0 ? 100 * r->st.total / thread_time : 0,
 		       (unsigned long long)r->errors);
 	}
@@ -89,12 +109,15 @@ static void json_critical_path(const struct ht_critpath *cp);
 
 static void text_report(const char *dir, struct ht_report *r)
 {
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], drift[128];
 
 	dur(a, sizeof a, (double)(r->last_ns - r->first_ns));
-	printf("hetrace report: %s\n", dir);
-	printf("span        %s, %u process%s, %u thread%s, %llu events\n", a, r->processes,
-	       r->processes == 1 ? "" : "es", r->threads, r->threads == 1 ? "" : "s",
+	printf("hetrace report: %s\n", T(dir));
+	printf("span        %s (first to last event recorded), %u process%s", a, r->processes,
+	       r->processes == 1 ? "" : "es");
+	if (r->images > r->processes)
+		printf(" (%u images: exec)", r->images);
+	printf(", %u thread%s, %llu events\n", r->threads, r->threads == 1 ? "" : "s",
 	       (unsigned long long)r->events);
 	printf("lost        %llu events%s", (unsigned long long)r->lost,
 	       r->lost ? " (tables undercount)" : "");
@@ -108,13 +131,9 @@ static void text_report(const char *dir, struct ht_report *r)
 		if (d->map.quality == HT_SYNC_NONE)
 			continue;
 		dur(a, sizeof a, fabs(ht_clock_map_offset_ns(&d->map)));
-		printf("clock sync  pid %d device %u: offset %s%s, drift %+.2f ppm", d->pid,
-		       d->device, ht_clock_map_offset_ns(&d->map) < 0 ? "-" : "+", a,
-		       ht_clock_map_drift_ppm(&d->map));
-		if (d->map.quality == HT_SYNC_OK && d->map.slope_max - d->map.slope_min > 2e-4)
-			printf(" (not determined: %+.0f..%+.0f ppm fit)",
-			       (d->map.slope_min - 1) * 1e6, (d->map.slope_max - 1) * 1e6);
-		printf(", ");
+		ht_clock_map_drift_text(drift, sizeof drift, &d->map);
+		printf("clock sync  pid %d device %u: offset %s%s, %s, ", d->pid, d->device,
+		       ht_clock_map_offset_ns(&d->map) < 0 ? "-" : "+", a, drift);
 		if (isnan(d->map.bound_ns))
 			printf("bound unknown");
 		else {
@@ -132,23 +151,21 @@ static void text_report(const char *dir, struct ht_report *r)
 	text_calls("API calls", &r->api, r->thread_time);
 	text_calls("Regions", &r->regions, r->thread_time);
 	if (r->kernels.n) {
-		printf("\nKernels (by total execution time)\n");
+		printf("\nKernels (by total execution time; a row per launch configuration)\n");
 		text_stats_header("kernel", 34);
 		printf("  %-20s %-12s %6s\n", "global", "local", "failed");
 		for (unsigned int i = 0; i < r->kernels.n; i++) {
 			struct ht_row *k = &r->kernels.rows[i];
-			char g[64], l[64];
+			char g[72], l[72];
 
-			snprintf(g, sizeof g, "%llux%llux%llu", (unsigned long long)k->global[0],
-				 (unsigned long long)k->global[1],
-				 (unsigned long long)k->global[2]);
-			snprintf(l, sizeof l, "%llux%llux%llu", (unsigned long long)k->local[0],
-				 (unsigned long long)k->local[1], (unsigned long long)k->local[2]);
-			text_stats(k->name, 34, &k->st);
-			printf("  %-20s %-12s %6llu\n", g, l, (unsigned long long)k->errors);
+			text_stats(T(k->name), 34, &k->st);
+			printf("  %-20s %-12s %6llu\n", dims(g, sizeof g, k->global, "-"),
+			       dims(l, sizeof l, k->local, "auto"), (unsigned long long)k->errors);
 		}
 	}
 	if (r->transfers.n) {
+		int unmoved = 0;
+
 		printf("\nTransfers and other commands\n");
 		printf("  %-10s %8s %14s %11s %10s %10s %10s %10s\n", "kind", "count", "bytes",
 		       "total", "GB/s", "min GB/s", "p50 GB/s", "max GB/s");
@@ -156,12 +173,20 @@ static void text_report(const char *dir, struct ht_report *r)
 			struct ht_row *t = &r->transfers.rows[i];
 
 			dur(a, sizeof a, t->st.total);
-			printf("  %-10s %8llu %14llu %11s %10.3f %10.3f %10.3f %10.3f\n", t->name,
-			       (unsigned long long)t->st.count, (unsigned long long)t->bytes, a,
-			       t->st.total > 0 ? (double)t->bytes / t->st.total : 0,
-			       t->rate.min / 1000.0, ht_stats_quantile(&t->rate, 0.5) / 1000.0,
-			       t->rate.max / 1000.0);
+			printf("  %-10s %8llu %14llu %11s", T(t->name),
+			       (unsigned long long)t->st.count, (unsigned long long)t->bytes, a);
+			if (isnan(gbps(t))) {
+				printf(" %10s %10s %10s %10s\n", "-", "-", "-", "-");
+				unmoved += t->bytes && !ht_cmd_kind_moves_bytes(t->kind);
+				continue;
+			}
+			printf(" %10.3f %10.3f %10.3f %10.3f\n", gbps(t), t->rate.min / 1000.0,
+			       ht_stats_quantile(&t->rate, 0.5) / 1000.0, t->rate.max / 1000.0);
 		}
+		if (unmoved)
+			printf("  (map, unmap and migrate move no data: their bytes are those "
+			       "mapped or "
+			       "migrated, with no GB/s)\n");
 	}
 	if (r->nqueues) {
 		printf("\nQueue waits (mean / p99)\n");
@@ -194,7 +219,7 @@ static void text_report(const char *dir, struct ht_report *r)
 		dur(a, sizeof a, (double)d->busy);
 		dur(b, sizeof b, (double)d->idle);
 		dur(c, sizeof c, (double)d->overlap);
-		printf("\nDevice: pid %d device %u (%s)\n", d->pid, d->device, d->name);
+		printf("\nDevice: pid %d device %u (%s)\n", d->pid, d->device, T(d->name));
 		printf("  busy %s (%.1f%% of the process's %.3f ms), idle %s, compute/transfer "
 		       "overlap %s\n",
 		       a, span > 0 ? 100.0 * (double)d->busy / span : 0, span / 1e6, b, c);
@@ -215,7 +240,7 @@ static void text_report(const char *dir, struct ht_report *r)
 				continue;
 			dur(a, sizeof a, row->value);
 			printf("    %6.2f%%  %11s  %s\n", 100 * row->value / (double)total_blame, a,
-			       row->name);
+			       T(row->name));
 		}
 		printf("  Reading: each idle moment is shared among the threads that were "
 		       "active then (not\n  preempted or blocked); a large share for a call or "
@@ -233,7 +258,7 @@ static void text_cpu(struct ht_report *r)
 	unsigned int i;
 
 	if (cs->note[0])
-		printf("\nOS scheduling: %s\n", cs->note);
+		printf("\nOS scheduling: %s\n", T(cs->note));
 	for (i = 0; i < cs->n && !cs->threads[i].intervals; i++)
 		;
 	if (i == cs->n)
@@ -252,7 +277,7 @@ static void text_cpu(struct ht_report *r)
 		dur(b, sizeof b, (double)th->time[HT_CPU_PREEMPTED]);
 		dur(c, sizeof c, (double)th->time[HT_CPU_BLOCKED]);
 		printf("  %-8d %-8d %-16.16s %11s %11s %11s %9.2f%% %9llu\n", r->cpu_pid[th->proc],
-		       th->tid, th->name, a, b, c,
+		       th->tid, T(th->name), a, b, c,
 		       all > 0 ? 100.0 * (double)th->time[HT_CPU_PREEMPTED] / all : 0,
 		       (unsigned long long)th->intervals);
 	}
@@ -274,7 +299,7 @@ static void text_cpu(struct ht_report *r)
 		dur(d, sizeof d, (double)w->done_ns);
 		dur(e, sizeof e, (double)w->done_preempted);
 		dur(f, sizeof f, (double)w->done_blocked);
-		printf("  %-28.28s %7llu %11s %11s %11s %15s %15s %15s\n", w->name,
+		printf("  %-28.28s %7llu %11s %11s %11s %15s %15s %15s\n", T(w->name),
 		       (unsigned long long)w->calls, a, b, c, d, e, f);
 	}
 	for (i = 0; i < r->nwaits; i++) {
@@ -288,7 +313,7 @@ static void text_cpu(struct ht_report *r)
 		printf("  %s: the device was done %s before these calls returned; the thread was "
 		       "preempted\n    (runnable, waiting for a CPU) for %s of it, at most %s in "
 		       "one call.\n",
-		       w->name, a, b, c);
+		       T(w->name), a, b, c);
 	}
 	printf("  Reading: \"device done\" is the time from the end of the device work to the "
 	       "call's\n  return; preempted time in it means the thread was ready but another "
@@ -296,6 +321,13 @@ static void text_cpu(struct ht_report *r)
 }
 
 /* ---- csv ---- */
+
+/* A number, or an empty cell when it is unknown (NaN). */
+static void csv_num(double v, const char *fmt)
+{
+	if (!isnan(v) && !isinf(v))
+		printf(fmt, v);
+}
 
 static void csv_calls(const char *table, struct ht_table *t, double thread_time)
 {
@@ -316,19 +348,46 @@ static void csv_calls(const char *table, struct ht_table *t, double thread_time)
 
 static void csv_report(struct ht_report *r)
 {
+	char g[72], l[72];
+
 	printf("table,name,count,total_ns,mean_ns,min_ns,max_ns,p50_ns,p99_ns,thread_share,"
 	       "errors\n");
 	csv_calls("api", &r->api, r->thread_time);
 	csv_calls("region", &r->regions, r->thread_time);
-	csv_calls("kernel", &r->kernels, 0);
+	/* a row per kernel and launch configuration; local empty: the runtime chose */
+	printf("table,name,global,local,count,total_ns,mean_ns,min_ns,max_ns,p50_ns,p99_ns,"
+	       "errors\n");
+	for (unsigned int i = 0; i < r->kernels.n; i++) {
+		struct ht_row *k = &r->kernels.rows[i];
+
+		printf("kernel,");
+		ht_csv_str(stdout, k->name);
+		printf(",%s,%s,%llu,%.0f,%.1f,%llu,%llu,%llu,%llu,%llu\n",
+		       dims(g, sizeof g, k->global, ""), dims(l, sizeof l, k->local, ""),
+		       (unsigned long long)k->st.count, k->st.total, ht_stats_mean(&k->st),
+		       (unsigned long long)k->st.min, (unsigned long long)k->st.max,
+		       (unsigned long long)ht_stats_quantile(&k->st, 0.5),
+		       (unsigned long long)ht_stats_quantile(&k->st, 0.99),
+		       (unsigned long long)k->errors);
+	}
+	/* commands that move no data (map, unmap, migrate): empty GB/s cells */
 	printf("table,kind,count,bytes,total_ns,gbps_mean,gbps_min,gbps_p50,gbps_max\n");
 	for (unsigned int i = 0; i < r->transfers.n; i++) {
 		struct ht_row *t = &r->transfers.rows[i];
+		int moved = !isnan(gbps(t));
 
-		printf("transfer,%s,%llu,%llu,%.0f,%.4f,%.4f,%.4f,%.4f\n", t->name,
-		       (unsigned long long)t->st.count, (unsigned long long)t->bytes, t->st.total,
-		       t->st.total > 0 ? (double)t->bytes / t->st.total : 0, t->rate.min / 1000.0,
-		       ht_stats_quantile(&t->rate, 0.5) / 1000.0, t->rate.max / 1000.0);
+		printf("transfer,");
+		ht_csv_str(stdout, t->name);
+		printf(",%llu,%llu,%.0f,", (unsigned long long)t->st.count,
+		       (unsigned long long)t->bytes, t->st.total);
+		csv_num(gbps(t), "%.4f");
+		putchar(',');
+		csv_num(moved ? t->rate.min / 1000.0 : NAN, "%.4f");
+		putchar(',');
+		csv_num(moved ? ht_stats_quantile(&t->rate, 0.5) / 1000.0 : NAN, "%.4f");
+		putchar(',');
+		csv_num(moved ? t->rate.max / 1000.0 : NAN, "%.4f");
+		putchar('\n');
 	}
 	printf("table,pid,queue,device,commands,host_wait_mean_ns,device_wait_mean_ns,"
 	       "exec_mean_ns,exec_total_ns,failed\n");
@@ -341,17 +400,26 @@ static void csv_report(struct ht_report *r)
 		       ht_stats_mean(&q->exec), q->exec.total, (unsigned long long)q->failed);
 	}
 	printf("table,pid,device,commands,busy_ns,idle_ns,compute_ns,transfer_ns,overlap_ns,"
-	       "idle_blamed_ns,sync,offset_ns,drift_ppm,bound_ns\n");
+	       "idle_blamed_ns,sync,offset_ns,drift_ppm,bound_ns,drift_min_ppm,drift_max_ppm\n");
 	for (unsigned int i = 0; i < r->ndevices; i++) {
 		struct ht_device_report *d = &r->devices[i];
+		int range = d->map.quality == HT_SYNC_OK;
 
-		printf("device,%d,%u,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%s,%.0f,%.3f,%.0f\n",
-		       d->pid, d->device, (unsigned long long)d->commands,
-		       (unsigned long long)d->busy, (unsigned long long)d->idle,
-		       (unsigned long long)d->compute_busy, (unsigned long long)d->transfer_busy,
-		       (unsigned long long)d->overlap, (unsigned long long)d->idle_blamed,
-		       quality_name(d->map.quality), ht_clock_map_offset_ns(&d->map),
-		       ht_clock_map_drift_ppm(&d->map), d->map.bound_ns);
+		printf("device,%d,%u,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%s,%.0f,", d->pid,
+		       d->device, (unsigned long long)d->commands, (unsigned long long)d->busy,
+		       (unsigned long long)d->idle, (unsigned long long)d->compute_busy,
+		       (unsigned long long)d->transfer_busy, (unsigned long long)d->overlap,
+		       (unsigned long long)d->idle_blamed, quality_name(d->map.quality),
+		       ht_clock_map_offset_ns(&d->map));
+		/* numbers the samples do not determine are empty cells */
+		csv_num(ht_clock_map_drift_ppm(&d->map), "%.3f");
+		putchar(',');
+		csv_num(d->map.bound_ns, "%.0f");
+		putchar(',');
+		csv_num(range ? (d->map.slope_min - 1) * 1e6 : NAN, "%.3f");
+		putchar(',');
+		csv_num(range ? (d->map.slope_max - 1) * 1e6 : NAN, "%.3f");
+		putchar('\n');
 	}
 	printf("table,pid,device,in,idle_ns,share\n");
 	for (unsigned int i = 0; i < r->ndevices; i++) {
@@ -414,7 +482,12 @@ static void json_stats(struct ht_stats *s)
 	       (unsigned long long)ht_stats_quantile(s, 0.99));
 }
 
-static void json_calls(const char *key, struct ht_table *t, double thread_time)
+static void json_num(double v);
+
+enum json_table { CALLS, KERNELS, TRANSFERS };
+
+static void json_calls(const char *key, struct ht_table *t, double thread_time,
+		       enum json_table what)
 {
 	printf(",\"%s\":[", key);
 	for (unsigned int i = 0; i < t->n; i++) {
@@ -429,11 +502,15 @@ static void json_calls(const char *key, struct ht_table *t, double thread_time)
 			printf(",\"thread_share\":%.6f", r->st.total / thread_time);
 		if (r->bytes)
 			printf(",\"bytes\":%llu", (unsigned long long)r->bytes);
-		if (r->global[0])
+		if (what == KERNELS) /* the row's launch configuration; [0,0,0]: none given */
 			printf(",\"global\":[%llu,%llu,%llu],\"local\":[%llu,%llu,%llu]",
 			       (unsigned long long)r->global[0], (unsigned long long)r->global[1],
 			       (unsigned long long)r->global[2], (unsigned long long)r->local[0],
 			       (unsigned long long)r->local[1], (unsigned long long)r->local[2]);
+		if (what == TRANSFERS) { /* null: the bytes were not moved (map, unmap, ...) */
+			printf(",\"gbps\":");
+			json_num(gbps(r));
+		}
 		putchar('}');
 	}
 	putchar(']');
@@ -452,15 +529,15 @@ static void json_report(const char *dir, struct ht_report *r, const struct ht_me
 {
 	printf("{\"trace\":");
 	ht_json_str(stdout, dir);
-	printf(",\"span_ns\":%llu,\"events\":%llu,\"processes\":%u,\"threads\":%u,\"lost\":%llu,"
-	       "\"lost_device_timestamps\":%llu",
+	printf(",\"span_ns\":%llu,\"events\":%llu,\"processes\":%u,\"images\":%u,"
+	       "\"threads\":%u,\"lost\":%llu,\"lost_device_timestamps\":%llu",
 	       (unsigned long long)(r->last_ns - r->first_ns), (unsigned long long)r->events,
-	       r->processes, r->threads, (unsigned long long)r->lost,
+	       r->processes, r->images, r->threads, (unsigned long long)r->lost,
 	       (unsigned long long)r->lost_device_ts);
-	json_calls("api", &r->api, r->thread_time);
-	json_calls("regions", &r->regions, r->thread_time);
-	json_calls("kernels", &r->kernels, 0);
-	json_calls("transfers", &r->transfers, 0);
+	json_calls("api", &r->api, r->thread_time, CALLS);
+	json_calls("regions", &r->regions, r->thread_time, CALLS);
+	json_calls("kernels", &r->kernels, 0, KERNELS);
+	json_calls("transfers", &r->transfers, 0, TRANSFERS);
 	printf(",\"queues\":[");
 	for (unsigned int i = 0; i < r->nqueues; i++) {
 		struct ht_queue_report *q = &r->queues[i];
@@ -495,6 +572,13 @@ static void json_report(const char *dir, struct ht_report *r, const struct ht_me
 		json_num(ht_clock_map_offset_ns(&d->map));
 		printf(",\"drift_ppm\":");
 		json_num(ht_clock_map_drift_ppm(&d->map));
+		printf(",\"drift_range_ppm\":");
+		if (d->map.quality == HT_SYNC_OK) {
+			printf("[%.3f,%.3f]", (d->map.slope_min - 1) * 1e6,
+			       (d->map.slope_max - 1) * 1e6);
+		} else {
+			printf("null");
+		}
 		printf(",\"bound_ns\":");
 		json_num(d->map.bound_ns);
 		printf(",\"window_checked\":%llu,\"window_outside\":%llu},\"blame\":[",

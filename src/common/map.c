@@ -1,11 +1,25 @@
 /*
  * The hash map (see map.h). u64 keys are mixed with the 64-bit finalizer of
- * MurmurHash3 (sequential ids spread over the table), strings with FNV-1a.
+ * MurmurHash3 (sequential ids spread over the table), strings and byte
+ * strings hashed with FNV-1a. A byte key is stored as one block: its length
+ * (size_t), then its bytes. slot(), same() and find() are inline: called
+ * out of line with the probe in memory, a lookup of a short string took
+ * 32 ns against 10 ns inline (18 M lookups of "loop", "i", "running" in an
+ * 8-string map, gcc -O2), which made `hetrace view` interning its names
+ * 0.5 s slower on a 9 M-event trace than with its former private table.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/map.h"
+
+/* A key being looked up: the u64, or the bytes of a string or byte key. */
+struct probe {
+	uint64_t u;
+	const void *p;
+	size_t len;
+	uint64_t hash;
+};
 
 static uint64_t mix(uint64_t x)
 {
@@ -17,24 +31,81 @@ static uint64_t mix(uint64_t x)
 	return x;
 }
 
-static uint64_t hash_str(const char *s)
+static uint64_t fnv(const unsigned char *s, size_t n)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 0x100000001b3ull;
 	return h;
 }
 
-static uint64_t hash_of(const struct ht_map *m, uint64_t key)
+static const unsigned char *block_bytes(uint64_t key)
 {
-	return m->strings ? hash_str((const char *)(uintptr_t)key) : mix(key);
+	return (const unsigned char *)(uintptr_t)key + sizeof(size_t);
 }
 
-static int same(const struct ht_map *m, uint64_t a, uint64_t b)
+static size_t block_len(uint64_t key)
 {
-	return m->strings ? !strcmp((const char *)(uintptr_t)a, (const char *)(uintptr_t)b)
-			  : a == b;
+	size_t n;
+
+	memcpy(&n, (const void *)(uintptr_t)key, sizeof n);
+	return n;
+}
+
+/* The hash of a stored key. */
+static uint64_t hash_of(const struct ht_map *m, uint64_t key)
+{
+	if (m->kind == HT_MAP_STR) {
+		const char *s = (const char *)(uintptr_t)key;
+
+		return fnv((const unsigned char *)s, strlen(s));
+	}
+	if (m->kind == HT_MAP_BYTES)
+		return fnv(block_bytes(key), block_len(key));
+	return mix(key);
+}
+
+static inline int same(const struct ht_map *m, uint64_t stored, const struct probe *k)
+{
+	if (m->kind == HT_MAP_U64)
+		return stored == k->u;
+	if (m->kind == HT_MAP_STR)
+		return !strcmp((const char *)(uintptr_t)stored, k->p);
+	return block_len(stored) == k->len && !memcmp(block_bytes(stored), k->p, k->len);
+}
+
+static struct probe probe_u64(uint64_t key)
+{
+	return (struct probe){.u = key, .hash = mix(key)};
+}
+
+static struct probe probe_bytes(const void *key, size_t len)
+{
+	return (struct probe){.p = key, .len = len, .hash = fnv(key, len)};
+}
+
+/* The owned copy of a probe's key, as stored; 0 when out of memory. */
+static uint64_t copy_key(const struct ht_map *m, const struct probe *k)
+{
+	unsigned char *b;
+
+	if (m->kind == HT_MAP_U64)
+		return k->u;
+	if (m->kind == HT_MAP_STR) {
+		b = malloc(k->len + 1);
+		if (b) {
+			memcpy(b, k->p, k->len);
+			b[k->len] = '\0';
+		}
+		return (uintptr_t)b;
+	}
+	b = malloc(sizeof(size_t) + k->len);
+	if (b) {
+		memcpy(b, &k->len, sizeof k->len);
+		memcpy(b + sizeof k->len, k->p, k->len);
+	}
+	return (uintptr_t)b;
 }
 
 static int rehash(struct ht_map *m, size_t cap)
@@ -70,33 +141,30 @@ static int rehash(struct ht_map *m, size_t cap)
 }
 
 /* Return: the slot of key, or of the empty slot where it would go (cap > 0). */
-static size_t slot(const struct ht_map *m, uint64_t key)
+static inline size_t slot(const struct ht_map *m, const struct probe *k)
 {
-	size_t i = hash_of(m, key) & (m->cap - 1);
+	size_t i = k->hash & (m->cap - 1);
 
-	while (m->used[i] && !same(m, m->keys[i], key))
+	while (m->used[i] && !same(m, m->keys[i], k))
 		i = (i + 1) & (m->cap - 1);
 	return i;
 }
 
-static uint64_t *get(struct ht_map *m, uint64_t key, uint64_t fresh, int *created, int copy)
+static uint64_t *get(struct ht_map *m, const struct probe *k, uint64_t fresh, int *created)
 {
+	uint64_t key;
 	size_t i;
 
 	if (created)
 		*created = 0;
 	if ((m->n + 1) * 2 > m->cap && rehash(m, m->cap ? m->cap * 2 : 64))
 		return NULL;
-	i = slot(m, key);
+	i = slot(m, k);
 	if (m->used[i])
 		return &m->vals[i];
-	if (copy) {
-		char *k = strdup((const char *)(uintptr_t)key);
-
-		if (!k)
-			return NULL;
-		key = (uintptr_t)k;
-	}
+	key = copy_key(m, k);
+	if (!key && m->kind != HT_MAP_U64)
+		return NULL;
 	m->used[i] = 1;
 	m->keys[i] = key;
 	m->vals[i] = fresh;
@@ -106,42 +174,26 @@ static uint64_t *get(struct ht_map *m, uint64_t key, uint64_t fresh, int *create
 	return &m->vals[i];
 }
 
-uint64_t *ht_map_u64(struct ht_map *m, uint64_t key, uint64_t fresh, int *created)
-{
-	return get(m, key, fresh, created, 0);
-}
-
-uint64_t *ht_map_str(struct ht_map *m, const char *key, uint64_t fresh, int *created)
-{
-	m->strings = 1;
-	return get(m, (uintptr_t)key, fresh, created, 1);
-}
-
-uint64_t *ht_map_find_u64(const struct ht_map *m, uint64_t key)
+static inline uint64_t *find(const struct ht_map *m, const struct probe *k)
 {
 	size_t i;
 
 	if (!m->n)
 		return NULL;
-	i = slot(m, key);
+	i = slot(m, k);
 	return m->used[i] ? &m->vals[i] : NULL;
 }
 
-uint64_t *ht_map_find_str(const struct ht_map *m, const char *key)
-{
-	return m->strings ? ht_map_find_u64(m, (uintptr_t)key) : NULL;
-}
-
-int ht_map_del_u64(struct ht_map *m, uint64_t key)
+static int del(struct ht_map *m, const struct probe *k)
 {
 	size_t i, j;
 
 	if (!m->n)
 		return 0;
-	i = slot(m, key);
+	i = slot(m, k);
 	if (!m->used[i])
 		return 0;
-	if (m->strings)
+	if (m->kind != HT_MAP_U64)
 		free((void *)(uintptr_t)m->keys[i]);
 	m->used[i] = 0;
 	m->n--;
@@ -161,9 +213,81 @@ int ht_map_del_u64(struct ht_map *m, uint64_t key)
 	return 1;
 }
 
+uint64_t *ht_map_u64(struct ht_map *m, uint64_t key, uint64_t fresh, int *created)
+{
+	struct probe k = probe_u64(key);
+
+	return get(m, &k, fresh, created);
+}
+
+uint64_t *ht_map_str(struct ht_map *m, const char *key, uint64_t fresh, int *created)
+{
+	struct probe k = probe_bytes(key, strlen(key));
+
+	m->kind = HT_MAP_STR;
+	return get(m, &k, fresh, created);
+}
+
+uint64_t *ht_map_bytes(struct ht_map *m, const void *key, size_t len, uint64_t fresh, int *created)
+{
+	struct probe k = probe_bytes(key, len);
+
+	m->kind = HT_MAP_BYTES;
+	return get(m, &k, fresh, created);
+}
+
+uint64_t *ht_map_find_u64(const struct ht_map *m, uint64_t key)
+{
+	struct probe k = probe_u64(key);
+
+	return m->kind == HT_MAP_U64 ? find(m, &k) : NULL;
+}
+
+uint64_t *ht_map_find_str(const struct ht_map *m, const char *key)
+{
+	struct probe k;
+
+	if (m->kind != HT_MAP_STR || !m->n)
+		return NULL;
+	k = probe_bytes(key, strlen(key));
+	return find(m, &k);
+}
+
+uint64_t *ht_map_find_bytes(const struct ht_map *m, const void *key, size_t len)
+{
+	struct probe k;
+
+	if (m->kind != HT_MAP_BYTES || !m->n)
+		return NULL;
+	k = probe_bytes(key, len);
+	return find(m, &k);
+}
+
+int ht_map_del_u64(struct ht_map *m, uint64_t key)
+{
+	struct probe k = probe_u64(key);
+
+	return m->kind == HT_MAP_U64 ? del(m, &k) : 0;
+}
+
+int ht_map_del_bytes(struct ht_map *m, const void *key, size_t len)
+{
+	struct probe k = probe_bytes(key, len);
+
+	return m->kind == HT_MAP_BYTES ? del(m, &k) : 0;
+}
+
+uint64_t *ht_map_next(const struct ht_map *m, size_t *pos)
+{
+	while (*pos < m->cap)
+		if (m->used[(*pos)++])
+			return &m->vals[*pos - 1];
+	return NULL;
+}
+
 void ht_map_release(struct ht_map *m)
 {
-	for (size_t i = 0; m->strings && i < m->cap; i++)
+	for (size_t i = 0; m->kind != HT_MAP_U64 && i < m->cap; i++)
 		if (m->used[i])
 			free((void *)(uintptr_t)m->keys[i]);
 	free(m->keys);

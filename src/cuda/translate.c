@@ -14,16 +14,12 @@
 #include "core/recorder.h"
 #include "cuda/translate.h"
 #include "common/grow.h"
+#include "common/map.h"
 #include "hetrace/hetrace.h"
 
 #define CTX_WIDE    0xffffffffu /* queue low half of context-wide synchronisations */
 #define MAX_DEVICES 64
 #define NAME_CACHE  1024 /* direct-mapped, by CUPTI's name pointer */
-
-struct queue_slot {
-	uint64_t key; /* contextId << 32 | streamId; 0 = empty (+1 offset, see queue_key) */
-	struct ht_stream *stream;
-};
 
 struct name_slot {
 	const char *key;
@@ -37,8 +33,7 @@ struct ctx_slot {
 
 struct ht_cuda_xlate {
 	pthread_mutex_t lock;
-	struct queue_slot *queues;
-	size_t nqueues, capqueues; /* open addressing, cap a power of two */
+	struct ht_map queues; /* contextId << 32 | streamId -> struct ht_stream * (0: none yet) */
 	struct ctx_slot *ctxs;
 	size_t nctxs, capctxs;
 	uint8_t described[MAX_DEVICES]; /* 1 generic name written, 2 CUPTI's name written */
@@ -88,64 +83,13 @@ void ht_cuda_xlate_destroy(struct ht_cuda_xlate *x)
 		return;
 	for (unsigned int i = 0; i < NAME_CACHE; i++)
 		free(x->names[i].copy);
-	free(x->queues);
+	ht_map_release(&x->queues);
 	free(x->ctxs);
 	pthread_mutex_destroy(&x->lock);
 	free(x);
 }
 
 /* ---- maps (x->lock held) ---- */
-
-static uint64_t mix(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	k ^= k >> 33;
-	return k;
-}
-
-static int queues_grow(struct ht_cuda_xlate *x)
-{
-	size_t cap = x->capqueues ? x->capqueues * 2 : 64;
-	struct queue_slot *n = calloc(cap, sizeof *n);
-
-	if (!n)
-		return -ENOMEM;
-	for (size_t i = 0; i < x->capqueues; i++) {
-		struct queue_slot *o = &x->queues[i];
-
-		if (!o->key)
-			continue;
-		for (size_t j = mix(o->key) & (cap - 1);; j = (j + 1) & (cap - 1))
-			if (!n[j].key) {
-				n[j] = *o;
-				break;
-			}
-	}
-	free(x->queues);
-	x->queues = n;
-	x->capqueues = cap;
-	return 0;
-}
-
-/* Return: the slot of key (key.stream NULL when new), or NULL on ENOMEM. */
-static struct queue_slot *queue_find(struct ht_cuda_xlate *x, uint64_t key)
-{
-	if ((x->nqueues + 1) * 2 > x->capqueues && queues_grow(x))
-		return NULL;
-	for (size_t j = mix(key) & (x->capqueues - 1);; j = (j + 1) & (x->capqueues - 1)) {
-		struct queue_slot *s = &x->queues[j];
-
-		if (s->key == key)
-			return s;
-		if (!s->key) {
-			s->key = key;
-			s->stream = NULL;
-			x->nqueues++;
-			return s;
-		}
-	}
-}
 
 static void ctx_set(struct ht_cuda_xlate *x, uint32_t context, uint32_t device)
 {
@@ -185,20 +129,21 @@ static void describe_device(struct ht_cuda_xlate *x, uint32_t device, const char
 static struct ht_stream *queue_stream(struct ht_cuda_xlate *x, uint32_t device, uint32_t context,
 				      uint32_t stream, uint64_t *queue)
 {
-	struct queue_slot *s;
+	uint64_t *v;
+	struct ht_stream *s;
 
 	*queue = (uint64_t)context << 32 | stream;
-	/* key 0 marks an empty slot: store queue + 1 (queue ~0 never occurs) */
-	s = queue_find(x, *queue + 1);
-	if (!s)
+	v = ht_map_u64(&x->queues, *queue, 0, NULL);
+	if (!v)
 		return NULL;
-	if (!s->stream) {
+	if (!*v) {
 		describe_device(x, device, NULL);
-		s->stream = ht_device_stream_create(device, *queue);
-		if (s->stream)
+		s = ht_device_stream_create(device, *queue);
+		*v = (uintptr_t)s;
+		if (s)
 			ht_emit_queue_info(*queue, device, 0);
 	}
-	return s->stream;
+	return (struct ht_stream *)(uintptr_t)*v;
 }
 
 static uint32_t kernel_name(struct ht_cuda_xlate *x, const char *name)

@@ -46,6 +46,7 @@ struct ch_queue {
 	struct ht_lanes lanes;
 	int32_t *tid; /* per lane */
 	unsigned int ntid;
+	size_t captid;
 };
 
 struct ch_queue_key {
@@ -61,8 +62,9 @@ struct ch {
 	int have_base;
 	uint64_t events;
 	int32_t next_qtid, next_cputid;
-	struct ht_xmap threads, queues;
-	struct ht_xmap flows; /* by flow id: one side seen, waiting for the other */
+	struct ht_map threads; /* pid << 32 | tid -> struct ch_thread * */
+	struct ht_map queues;  /* struct ch_queue_key -> struct ch_queue * */
+	struct ht_map flows; /* flow id -> struct ch_flow *: one side seen, waiting for the other */
 };
 
 /*
@@ -198,7 +200,8 @@ static void flow(struct ch *c, const char *ph, uint64_t id, int32_t pid, int32_t
  */
 static int flow_side(struct ch *c, uint64_t id, int device, int32_t pid, int32_t tid, uint64_t ts)
 {
-	struct ch_flow *w = ht_xmap_get(&c->flows, &id, sizeof id);
+	struct ch_flow *w = ht_export_map_ptr(ht_map_find_u64(&c->flows, id));
+	uint64_t *v;
 
 	if (w && w->device != device) {
 		if (device)
@@ -206,12 +209,13 @@ static int flow_side(struct ch *c, uint64_t id, int device, int32_t pid, int32_t
 		else
 			flow(c, "f", id, w->pid, w->tid, w->ts);
 		free(w);
-		ht_xmap_del(&c->flows, &id, sizeof id);
+		ht_map_del_u64(&c->flows, id);
 		return 0;
 	}
 	if (!w) {
 		w = malloc(sizeof *w);
-		if (!w || ht_xmap_put(&c->flows, &id, sizeof id, w)) {
+		v = w ? ht_map_u64(&c->flows, id, (uintptr_t)w, NULL) : NULL;
+		if (!v) {
 			free(w);
 			return -ENOMEM;
 		}
@@ -225,13 +229,13 @@ static int flow_side(struct ch *c, uint64_t id, int device, int32_t pid, int32_t
 
 static struct ch_thread *thread_get(struct ch *c, int32_t pid, int32_t tid)
 {
-	int32_t key[2] = {pid, tid};
-	struct ch_thread *th = ht_xmap_get(&c->threads, key, sizeof key);
+	uint64_t key = (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid;
+	struct ch_thread *th = ht_export_map_ptr(ht_map_find_u64(&c->threads, key));
 
 	if (th)
 		return th;
 	th = calloc(1, sizeof *th);
-	if (!th || ht_xmap_put(&c->threads, key, sizeof key, th)) {
+	if (!th || !ht_map_u64(&c->threads, key, (uintptr_t)th, NULL)) {
 		free(th);
 		return NULL;
 	}
@@ -320,7 +324,7 @@ static int slice_end(struct ch *c, const struct ht_tl_record *r)
 static int32_t queue_tid(struct ch *c, const struct ht_tl_record *r, uint64_t end)
 {
 	struct ch_queue_key key = {r->pid, r->device, r->queue};
-	struct ch_queue *q = ht_xmap_get(&c->queues, &key, sizeof key);
+	struct ch_queue *q = ht_export_map_ptr(ht_map_find_bytes(&c->queues, &key, sizeof key));
 	const char *devname = r->kind == HT_TL_QUEUE ? r->name : r->text;
 	int lane;
 
@@ -328,7 +332,7 @@ static int32_t queue_tid(struct ch *c, const struct ht_tl_record *r, uint64_t en
 		devname = NULL;
 	if (!q) {
 		q = calloc(1, sizeof *q);
-		if (!q || ht_xmap_put(&c->queues, &key, sizeof key, q)) {
+		if (!q || !ht_map_bytes(&c->queues, &key, sizeof key, (uintptr_t)q, NULL)) {
 			free(q);
 			return 0;
 		}
@@ -337,12 +341,10 @@ static int32_t queue_tid(struct ch *c, const struct ht_tl_record *r, uint64_t en
 	if (lane < 0)
 		return 0;
 	while (q->ntid <= (unsigned int)lane) {
-		int32_t *t = realloc(q->tid, (q->ntid + 1) * sizeof *t);
 		char name[320];
 
-		if (!t)
+		if (ht_grow((void **)&q->tid, &q->captid, sizeof *q->tid, q->ntid + 1))
 			return 0;
-		q->tid = t;
 		q->tid[q->ntid] = QUEUE_TID_BASE + c->next_qtid++;
 		/* "GPU 0 / queue 0x..", "GPU 0 (name) / queue 0x.. (lane 2)" */
 		snprintf(name, sizeof name, "GPU %u%s%.256s%s / queue 0x%" PRIx64, r->device,
@@ -482,6 +484,7 @@ int ht_export_chrome(struct ht_trace *t, FILE *f, struct ht_read_error *err)
 	struct ch c = {.f = f, .trace = t};
 	struct ht_timeline tl;
 	const struct ht_tl_record *r;
+	uint64_t dropped = 0;
 	int rc = 0, trc;
 
 	trc = ht_timeline_open(&tl, t, NULL);
@@ -490,7 +493,7 @@ int ht_export_chrome(struct ht_trace *t, FILE *f, struct ht_read_error *err)
 		return trc;
 	}
 	fputs("{\"traceEvents\":[", f);
-	while ((trc = ht_timeline_next(&tl, &r)) > 0) {
+	while ((trc = ht_export_next(&tl, &r, &dropped)) > 0) {
 		rc = record(&c, r);
 		if (rc)
 			break;
@@ -502,13 +505,14 @@ int ht_export_chrome(struct ht_trace *t, FILE *f, struct ht_read_error *err)
 		other_data(&c, &tl);
 		if (ferror(f))
 			rc = -EIO;
+		ht_export_warn_dropped(dropped);
 	}
 	if (rc && !err->msg[0])
 		snprintf(err->msg, sizeof err->msg, "writing the Chrome JSON trace: %s",
 			 strerror(-rc));
 	ht_timeline_close(&tl);
-	ht_xmap_destroy(&c.threads, thread_free);
-	ht_xmap_destroy(&c.queues, queue_free);
-	ht_xmap_destroy(&c.flows, free);
+	ht_export_map_destroy(&c.threads, thread_free);
+	ht_export_map_destroy(&c.queues, queue_free);
+	ht_export_map_destroy(&c.flows, free);
 	return rc;
 }

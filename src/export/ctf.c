@@ -32,10 +32,11 @@
 #include "export/ctf_source.h"
 #include "export/ctf_tsdl.h"
 #include "export/export.h"
+#include "export/export_tracks.h"
 #include "export/otf2_ends.h"
-#include "export/otf2_map.h"
 #include "format/format.h"
 #include "common/grow.h"
+#include "common/map.h"
 
 #define PACKET (64u << 10)
 
@@ -76,8 +77,8 @@ struct cx {
 	const char *dir;
 	struct ht_timeline tl;
 	int tl_open;
-	struct ht_strmap keys;	/* "p:pid", "t:pid:tid", "q:pid:dev:queue" */
-	struct ht_strmap names; /* device command names waiting for their end */
+	struct ht_map keys;  /* "p:pid", "t:pid:tid", "q:pid:dev:queue" */
+	struct ht_map names; /* device command names waiting for their end */
 	char **name_v;
 	uint32_t nnames;
 	size_t capnames;
@@ -89,6 +90,7 @@ struct cx {
 	size_t capstreams;
 	struct enc e;
 	uint64_t clamped;
+	uint64_t dropped; /* records with times past HT_TIME_LIMIT_NS */
 	int rc;
 	struct ht_read_error *err;
 };
@@ -107,19 +109,9 @@ static void fail(struct cx *c, int rc, const char *file, const char *what)
 
 static void *enc_take(struct enc *e, size_t n)
 {
-	if (e->n + n > e->cap) {
-		size_t cap = e->cap ? e->cap : 256;
-		uint8_t *p;
-
-		while (cap < e->n + n)
-			cap *= 2;
-		p = realloc(e->p, cap);
-		if (!p) {
-			e->failed = 1;
-			return NULL;
-		}
-		e->p = p;
-		e->cap = cap;
+	if (ht_grow((void **)&e->p, &e->cap, 1, e->n + n)) {
+		e->failed = 1;
+		return NULL;
 	}
 	e->n += n;
 	return e->p + e->n - n;
@@ -207,20 +199,21 @@ static uint32_t proc_of(struct cx *c, int32_t pid)
 {
 	char k[32];
 	int created;
-	uint32_t *v, i;
+	uint64_t *v;
+	uint32_t i;
 	struct xproc *p;
 	const struct ht_proc_info *pi = NULL;
 	char path[4400];
 
 	snprintf(k, sizeof k, "p:%d", (int)pid);
-	v = ht_strmap_get(&c->keys, k, c->nprocs, &created);
+	v = ht_map_str(&c->keys, k, c->nprocs, &created);
 	if (!v || (created &&
 		   ht_grow((void **)&c->procs, &c->capprocs, sizeof *c->procs, c->nprocs + 1))) {
 		fail(c, -ENOMEM, NULL, "out of memory");
 		return UINT32_MAX;
 	}
 	if (!created)
-		return *v;
+		return (uint32_t)*v;
 	i = c->nprocs++;
 	p = &c->procs[i];
 	p->pid = pid;
@@ -262,14 +255,15 @@ static struct xstream *stream_of(struct cx *c, int32_t pid, int sc, int32_t tid,
 {
 	char k[80];
 	int created;
-	uint32_t *v, proc;
+	uint64_t *v;
+	uint32_t proc;
 	struct xstream *s;
 
 	if (sc == HT_XS_QUEUE)
 		snprintf(k, sizeof k, "q:%d:%u:%" PRIx64, (int)pid, device, queue);
 	else
 		snprintf(k, sizeof k, "%s:%d:%d", cpu ? "c" : "t", (int)pid, (int)tid);
-	v = ht_strmap_get(&c->keys, k, c->nstreams, &created);
+	v = ht_map_str(&c->keys, k, c->nstreams, &created);
 	if (!v) {
 		fail(c, -ENOMEM, NULL, "out of memory");
 		return NULL;
@@ -312,13 +306,9 @@ static void packet_open(struct cx *c, struct xstream *s)
 	const struct xproc *p = &c->procs[s->proc];
 	size_t ctx = s->sc == HT_XS_QUEUE ? HT_XC_QUEUE_END : HT_XC_THREAD_END;
 
-	if (!s->buf) {
-		s->buf = malloc(PACKET);
-		if (!s->buf) {
-			fail(c, -ENOMEM, NULL, "out of memory");
-			return;
-		}
-		s->cap = PACKET;
+	if (ht_grow((void **)&s->buf, &s->cap, 1, PACKET)) {
+		fail(c, -ENOMEM, NULL, "out of memory");
+		return;
 	}
 	memset(s->buf, 0, ctx);
 	ht_put32(s->buf + HT_PH_MAGIC, HT_CTF_MAGIC);
@@ -404,20 +394,14 @@ static void emit(struct cx *c, struct xstream *s, uint32_t id, uint64_t ts)
 	if (c->rc)
 		return;
 	ts = stamp(c, s, ts);
-	if (s->pos + need > s->cap && s->started)
+	if (s->pos + need > PACKET && s->started)
 		packet_flush(c, s);
 	if (c->rc)
 		return;
-	if (s->pos + need > s->cap) {
-		/* one event larger than a packet: a larger packet */
-		uint8_t *b = realloc(s->buf, s->pos + need);
-
-		if (!b) {
-			fail(c, -ENOMEM, NULL, "out of memory");
-			return;
-		}
-		s->buf = b;
-		s->cap = s->pos + need;
+	/* one event larger than a packet: a larger packet */
+	if (ht_grow((void **)&s->buf, &s->cap, 1, s->pos + need)) {
+		fail(c, -ENOMEM, NULL, "out of memory");
+		return;
 	}
 	ht_put16(s->buf + s->pos, (uint16_t)id);
 	ht_put64(s->buf + s->pos + 2, ts);
@@ -449,7 +433,7 @@ static void lost(struct cx *c, struct xstream *s, uint64_t ts, uint64_t n)
 static uint32_t name_ref(struct cx *c, const char *name)
 {
 	int created;
-	uint32_t *v = ht_strmap_get(&c->names, name ? name : "", c->nnames, &created);
+	uint64_t *v = ht_map_str(&c->names, name ? name : "", c->nnames, &created);
 
 	if (!v || (created &&
 		   ht_grow((void **)&c->name_v, &c->capnames, sizeof *c->name_v, c->nnames + 1))) {
@@ -462,7 +446,7 @@ static uint32_t name_ref(struct cx *c, const char *name)
 			fail(c, -ENOMEM, NULL, "out of memory");
 		c->nnames++;
 	}
-	return *v;
+	return (uint32_t)*v;
 }
 
 static void flush_ends(struct cx *c, struct xstream *s, uint64_t limit)
@@ -659,8 +643,8 @@ static void release(struct cx *c)
 	free(c->streams);
 	free(c->procs);
 	free(c->e.p);
-	ht_strmap_release(&c->keys);
-	ht_strmap_release(&c->names);
+	ht_map_release(&c->keys);
+	ht_map_release(&c->names);
 	if (c->tl_open)
 		ht_timeline_close(&c->tl);
 }
@@ -680,7 +664,7 @@ int ht_export_ctf(struct ht_trace *t, const char *dir, struct ht_read_error *err
 		*err = c.tl.err;
 		goto out;
 	}
-	while (!c.rc && (rc = ht_timeline_next(&c.tl, &r)) > 0)
+	while (!c.rc && (rc = ht_export_next(&c.tl, &r, &c.dropped)) > 0)
 		record(&c, r);
 	if (!c.rc && rc < 0) {
 		*err = c.tl.err;
@@ -688,6 +672,8 @@ int ht_export_ctf(struct ht_trace *t, const char *dir, struct ht_read_error *err
 	}
 	if (!c.rc)
 		finish(&c);
+	if (!c.rc)
+		ht_export_warn_dropped(c.dropped);
 	if (!c.rc && c.clamped)
 		fprintf(stderr,
 			"hetrace: warning: %" PRIu64 " CTF events went back in time on their "

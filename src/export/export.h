@@ -9,9 +9,21 @@
 #ifndef HT_EXPORT_H
 #define HT_EXPORT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "analysis/trace.h"
+
+/*
+ * The latest time an output may hold: 2^62 ns, 146 years of
+ * CLOCK_MONOTONIC. CTF readers add the clock's offset from the epoch (1.8e18
+ * ns today) to every time and fail past INT64_MAX (babeltrace2 could not
+ * read an export holding a CPU state that ended at 17654116122945497726 ns);
+ * a later time is no clock reading. `hetrace check` calls such host times
+ * invalid, and the exporters and the view leave out the records that hold
+ * one (counted, one warning), so the two agree.
+ */
+#define HT_TIME_LIMIT_NS (1ull << 62)
 
 /* Perfetto protobuf (a Trace message) to f. Return: 0, or < 0 with err filled. */
 int ht_export_perfetto(struct ht_trace *t, FILE *f, struct ht_read_error *err);

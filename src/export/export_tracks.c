@@ -1,120 +1,53 @@
 /*
- * Bookkeeping shared by the streaming exporters: byte-keyed hash map, flow
- * ids and device-queue lanes (see export_tracks.h).
+ * Bookkeeping shared by the streaming exporters: maps of objects, flow ids
+ * and device-queue lanes (see export_tracks.h).
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
+#include "export/export.h"
 #include "export/export_tracks.h"
 
-static uint64_t hash_bytes(const void *key, size_t klen)
+void ht_export_map_destroy(struct ht_map *m, void (*free_val)(void *))
 {
-	const unsigned char *p = key;
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	size_t pos = 0;
+	uint64_t *v;
 
-	for (size_t i = 0; i < klen; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h;
+	while (free_val && (v = ht_map_next(m, &pos)))
+		free_val(ht_export_map_ptr(v));
+	ht_map_release(m);
 }
 
-static struct ht_xmap_slot *find(const struct ht_xmap *m, uint64_t h, const void *key, size_t klen)
+/* Whether a record's times can be written (every time it carries is before the limit). */
+static int times_ok(const struct ht_tl_record *r)
 {
-	size_t mask = m->cap - 1;
-
-	for (size_t i = h & mask;; i = (i + 1) & mask) {
-		struct ht_xmap_slot *s = &m->slots[i];
-
-		if (!s->key || (s->hash == h && s->klen == klen && !memcmp(s->key, key, klen)))
-			return s;
-	}
+	if (r->ts >= HT_TIME_LIMIT_NS)
+		return 0;
+	if ((r->kind == HT_TL_DEVICE || r->kind == HT_TL_CPU_STATE) && r->end >= HT_TIME_LIMIT_NS)
+		return 0;
+	return r->kind != HT_TL_SLICE_END || r->begin < HT_TIME_LIMIT_NS;
 }
 
-void *ht_xmap_get(const struct ht_xmap *m, const void *key, size_t klen)
+int ht_export_next(struct ht_timeline *tl, const struct ht_tl_record **out, uint64_t *dropped)
 {
-	struct ht_xmap_slot *s;
+	int rc;
 
-	if (!m->cap)
-		return NULL;
-	s = find(m, hash_bytes(key, klen), key, klen);
-	return s->key ? s->val : NULL;
+	while ((rc = ht_timeline_next(tl, out)) > 0 && !times_ok(*out))
+		(*dropped)++;
+	return rc;
 }
 
-static int grow(struct ht_xmap *m)
+void ht_export_warn_dropped(uint64_t n)
 {
-	size_t cap = m->cap ? m->cap * 2 : 16;
-	struct ht_xmap_slot *old = m->slots, *slots = calloc(cap, sizeof *slots);
-
-	if (!slots)
-		return -ENOMEM;
-	m->slots = slots;
-	m->cap = cap;
-	for (size_t i = 0; old && i < cap / 2; i++)
-		if (old[i].key)
-			*find(m, old[i].hash, old[i].key, old[i].klen) = old[i];
-	free(old);
-	return 0;
-}
-
-int ht_xmap_put(struct ht_xmap *m, const void *key, size_t klen, void *val)
-{
-	uint64_t h = hash_bytes(key, klen);
-	struct ht_xmap_slot *s;
-
-	if ((m->n + 1) * 4 > m->cap * 3 && grow(m))
-		return -ENOMEM;
-	s = find(m, h, key, klen);
-	if (!s->key) {
-		s->key = malloc(klen ? klen : 1);
-		if (!s->key)
-			return -ENOMEM;
-		memcpy(s->key, key, klen);
-		s->klen = klen;
-		s->hash = h;
-		m->n++;
-	}
-	s->val = val;
-	return 0;
-}
-
-int ht_xmap_del(struct ht_xmap *m, const void *key, size_t klen)
-{
-	struct ht_xmap_slot *s;
-	size_t mask = m->cap - 1, i, j;
-
-	if (!m->cap)
-		return -ENOENT;
-	s = find(m, hash_bytes(key, klen), key, klen);
-	if (!s->key)
-		return -ENOENT;
-	free(s->key);
-	m->n--;
-	/* backward-shift deletion: keep every probe chain unbroken, no tombstones */
-	i = (size_t)(s - m->slots);
-	for (j = (i + 1) & mask; m->slots[j].key; j = (j + 1) & mask) {
-		size_t home = m->slots[j].hash & mask;
-
-		/* slot j may move to i unless its home lies cyclically in (i, j] */
-		if ((i <= j) ? (home > i && home <= j) : (home > i || home <= j))
-			continue;
-		m->slots[i] = m->slots[j];
-		i = j;
-	}
-	m->slots[i].key = NULL;
-	return 0;
-}
-
-void ht_xmap_destroy(struct ht_xmap *m, void (*free_val)(void *))
-{
-	for (size_t i = 0; i < m->cap; i++) {
-		if (!m->slots[i].key)
-			continue;
-		free(m->slots[i].key);
-		if (free_val)
-			free_val(m->slots[i].val);
-	}
-	free(m->slots);
-	memset(m, 0, sizeof *m);
+	if (n)
+		fprintf(stderr,
+			"hetrace: warning: %" PRIu64 " record%s with a time past the clock's "
+			"range (2^62 ns) left out; 'hetrace check' names the events\n",
+			n, n == 1 ? "" : "s");
 }
 
 uint64_t ht_export_flow_id(int32_t pid, uint64_t corr)
@@ -136,11 +69,8 @@ int ht_lanes_place(struct ht_lanes *l, uint64_t start, uint64_t end)
 	for (i = 0; i < l->n && l->end[i] > start; i++)
 		;
 	if (i == l->n) {
-		uint64_t *e = realloc(l->end, (l->n + 1) * sizeof *e);
-
-		if (!e)
+		if (ht_grow((void **)&l->end, &l->cap, sizeof *l->end, l->n + 1))
 			return -ENOMEM;
-		l->end = e;
 		l->n++;
 	}
 	l->end[i] = end;
@@ -152,4 +82,5 @@ void ht_lanes_fini(struct ht_lanes *l)
 	free(l->end);
 	l->end = NULL;
 	l->n = 0;
+	l->cap = 0;
 }

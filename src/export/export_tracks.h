@@ -1,8 +1,8 @@
 /*
  * Bookkeeping shared by the streaming exporters (Perfetto, Chrome JSON):
- * a small hash map from byte keys to values (tracks by pid/tid, interned
- * strings per sequence), the trace-global flow id of an enqueue/command
- * pair, and "lanes" that keep overlapping device commands of one queue on
+ * maps whose values are the exporters' objects (tracks by pid/tid, kept in
+ * common/map.h's map), the trace-global flow id of an enqueue/command pair,
+ * and "lanes" that keep overlapping device commands of one queue on
  * separate sub-tracks so every track nests properly.
  */
 #ifndef HT_EXPORT_TRACKS_H
@@ -11,27 +11,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct ht_xmap_slot {
-	uint64_t hash;
-	void *key; /* owned copy; NULL: empty slot */
-	size_t klen;
-	void *val;
-};
+#include "analysis/timeline.h"
+#include "common/map.h"
 
-/* Open addressing; zero-initialised is an empty map. */
-struct ht_xmap {
-	struct ht_xmap_slot *slots;
-	size_t cap, n;
-};
+/* Frees a map whose values are pointers: free_val (may be NULL) on each, then the map. */
+void ht_export_map_destroy(struct ht_map *m, void (*free_val)(void *));
 
-/* Return: the value stored under key, or NULL. */
-void *ht_xmap_get(const struct ht_xmap *m, const void *key, size_t klen);
-/* Stores val under a copy of key (replacing a previous value). Return: 0 or -ENOMEM. */
-int ht_xmap_put(struct ht_xmap *m, const void *key, size_t klen, void *val);
-/* Removes key. Return: 0, or -ENOENT. */
-int ht_xmap_del(struct ht_xmap *m, const void *key, size_t klen);
-/* Frees the map; free_val (may be NULL) is called on every value. */
-void ht_xmap_destroy(struct ht_xmap *m, void (*free_val)(void *));
+/* Return: the pointer stored as the value v of a map, or NULL when v is NULL. */
+static inline void *ht_export_map_ptr(const uint64_t *v)
+{
+	return v ? (void *)(uintptr_t)*v : NULL;
+}
+
+/*
+ * ht_timeline_next for the exporters: records with a time past
+ * HT_TIME_LIMIT_NS (export.h) are skipped and counted in *dropped.
+ * Return: as ht_timeline_next.
+ */
+int ht_export_next(struct ht_timeline *tl, const struct ht_tl_record **out, uint64_t *dropped);
+/* Prints the one warning about records left out by ht_export_next (none if n is 0). */
+void ht_export_warn_dropped(uint64_t n);
 
 /* Return: the flow id linking process pid's enqueue call `corr` to its device command. */
 uint64_t ht_export_flow_id(int32_t pid, uint64_t corr);
@@ -40,6 +39,7 @@ uint64_t ht_export_flow_id(int32_t pid, uint64_t corr);
 struct ht_lanes {
 	uint64_t *end; /* per lane: end of its last command */
 	unsigned int n;
+	size_t cap;
 };
 
 /*

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "export/export.h"
+#include "export/export_tracks.h"
 
 #ifndef HT_HAVE_OTF2
 
@@ -52,8 +53,8 @@ int ht_export_otf2(struct ht_trace *t, const char *dir, struct ht_read_error *er
 #include "analysis/timeline.h"
 #include "export/ctf_source.h"
 #include "export/otf2_ends.h"
-#include "export/otf2_map.h"
 #include "common/grow.h"
+#include "common/map.h"
 
 /*
  * libotf2 keeps every chunk in memory unless an allocator says "full": ours
@@ -114,7 +115,7 @@ struct ox {
 	OTF2_Archive *ar;
 	struct ht_timeline tl;
 	int tl_open;
-	struct ht_strmap strs, keys;
+	struct ht_map strs, keys;
 	char **strings;
 	uint32_t nstrings;
 	size_t capstrings;
@@ -135,6 +136,7 @@ struct ox {
 	size_t capmetrics;
 	OTF2_AttributeList *al;
 	uint64_t tmin, tmax, clamped;
+	uint64_t dropped;		/* records with times past HT_TIME_LIMIT_NS */
 	uint64_t unmatched, unfinished; /* Leaves without Enter; Enters without Leave */
 	OTF2_Paradigm accel_paradigm;
 	int frozen; /* strings written: no new ones */
@@ -169,7 +171,7 @@ static void ok(struct ox *o, OTF2_ErrorCode e, const char *what)
 static uint32_t str_ref(struct ox *o, const char *s)
 {
 	int created;
-	uint32_t *v = ht_strmap_get(&o->strs, s ? s : "", o->nstrings, &created);
+	uint64_t *v = ht_map_str(&o->strs, s ? s : "", o->nstrings, &created);
 
 	if (!v || (created && GROW(o, strings, nstrings, capstrings))) {
 		fail(o, -ENOMEM, "out of memory");
@@ -187,20 +189,20 @@ static uint32_t str_ref(struct ox *o, const char *s)
 		}
 		o->nstrings++;
 	}
-	return *v;
+	return (uint32_t)*v;
 }
 
 /* Index of composite key k, with *created when new (the caller appends). */
 static uint32_t key_index(struct ox *o, const char *k, uint32_t fresh, int *created)
 {
-	uint32_t *v = ht_strmap_get(&o->keys, k, fresh, created);
+	uint64_t *v = ht_map_str(&o->keys, k, fresh, created);
 
 	if (!v) {
 		fail(o, -ENOMEM, "out of memory");
 		*created = 0;
 		return UINT32_MAX;
 	}
-	return *v;
+	return (uint32_t)*v;
 }
 
 static uint32_t proc_group(struct ox *o, int32_t pid)
@@ -946,8 +948,8 @@ static void release(struct ox *o)
 	free(o->regions);
 	free(o->attrs);
 	free(o->metrics);
-	ht_strmap_release(&o->strs);
-	ht_strmap_release(&o->keys);
+	ht_map_release(&o->strs);
+	ht_map_release(&o->keys);
 	if (o->al)
 		OTF2_AttributeList_Delete(o->al);
 	if (o->tl_open)
@@ -984,7 +986,7 @@ int ht_export_otf2(struct ht_trace *t, const char *dir, struct ht_read_error *er
 	   "SetMemoryCallbacks");
 	ok(&o, OTF2_Archive_SetSerialCollectiveCallbacks(o.ar), "SetSerialCollectiveCallbacks");
 	ok(&o, OTF2_Archive_OpenEvtFiles(o.ar), "OpenEvtFiles");
-	while (!o.rc && (rc = ht_timeline_next(&o.tl, &r)) > 0)
+	while (!o.rc && (rc = ht_export_next(&o.tl, &r, &o.dropped)) > 0)
 		record(&o, r);
 	if (!o.rc && rc < 0) {
 		*err = o.tl.err;
@@ -992,6 +994,8 @@ int ht_export_otf2(struct ht_trace *t, const char *dir, struct ht_read_error *er
 	}
 	if (!o.rc)
 		finish(&o, &src);
+	if (!o.rc)
+		ht_export_warn_dropped(o.dropped);
 	if (!o.rc && o.clamped)
 		fprintf(stderr,
 			"hetrace: warning: %" PRIu64 " OTF2 records went back in time on their "

@@ -31,6 +31,7 @@
 #include "export/export_tracks.h"
 #include "export/perfetto_stacks.h"
 #include "export/protobuf.h"
+#include "common/grow.h"
 
 /* TracePacket */
 #define PKT_CLOCK_SNAPSHOT 6
@@ -96,7 +97,7 @@
 
 struct pf_seq {
 	uint32_t id;
-	struct ht_xmap intern[4]; /* by IN_* */
+	struct ht_map intern[4]; /* by IN_*: string -> iid */
 	uint64_t next_iid[4];
 };
 
@@ -128,6 +129,7 @@ struct pf_queue {
 	struct ht_lanes lanes;
 	uint64_t *lane_uuid;
 	unsigned int nlane_uuid;
+	size_t cap_lane_uuid;
 };
 
 struct pf_queue_key {
@@ -155,7 +157,12 @@ struct pf {
 	FILE *f;
 	struct ht_trace *trace;
 	struct ht_pb pb;
-	struct ht_xmap procs, threads, queues, counters;
+	struct ht_map procs;		/* pid -> struct pf_proc * */
+	struct ht_map threads;		/* pid << 32 | tid -> struct pf_thread * */
+	struct ht_map queues;		/* struct pf_queue_key -> struct pf_queue * */
+	struct ht_map counters;		/* pid, tid and name -> track uuid */
+	struct pf_thread **thread_list; /* in creation order: flushed and freed in it */
+	size_t nthreads, cap_threads;
 	struct pf_seq global;
 	uint64_t next_uuid;
 	uint32_t next_seq;
@@ -175,7 +182,7 @@ static uint64_t new_uuid(struct pf *p)
 static void seq_fini(struct pf_seq *s)
 {
 	for (int i = 0; i < 4; i++)
-		ht_xmap_destroy(&s->intern[i], NULL);
+		ht_map_release(&s->intern[i]);
 }
 
 static void thread_free(void *v)
@@ -248,26 +255,25 @@ static int seq_start(struct pf *p, struct pf_seq *s, uint64_t track)
 /* Return: the iid of str in table `tab` of the sequence, adding it to the open packet. */
 static uint64_t intern(struct pf *p, struct pf_seq *s, int tab, const char *str, int *open)
 {
-	size_t len = strlen(str);
-	void *v = ht_xmap_get(&s->intern[tab], str, len);
-	uint64_t iid;
+	int created;
+	uint64_t *v = ht_map_str(&s->intern[tab], str, s->next_iid[tab] + 1, &created);
 
-	if (v)
-		return (uint64_t)(uintptr_t)v;
-	iid = ++s->next_iid[tab];
-	if (ht_xmap_put(&s->intern[tab], str, len, (void *)(uintptr_t)iid)) {
+	if (!v) {
 		p->pb.error = -ENOMEM;
 		return 0;
 	}
+	if (!created)
+		return *v;
+	s->next_iid[tab]++;
 	if (!*open) {
 		ht_pb_begin(&p->pb, PKT_INTERNED);
 		*open = 1;
 	}
 	ht_pb_begin(&p->pb, (uint32_t)tab);
-	ht_pb_varint(&p->pb, 1, iid);
+	ht_pb_varint(&p->pb, 1, s->next_iid[tab]);
 	ht_pb_string(&p->pb, 2, str);
 	ht_pb_end(&p->pb);
-	return iid;
+	return s->next_iid[tab];
 }
 
 static void ev_reset(struct pf_event *e, struct pf_seq *seq, uint64_t ts, int type)
@@ -431,12 +437,12 @@ static int proc_descriptor(struct pf *p, struct pf_proc *pr, const char *name, c
 static struct pf_proc *proc_get(struct pf *p, int32_t pid, const char *name, const char *cmd,
 				int *rc)
 {
-	struct pf_proc *pr = ht_xmap_get(&p->procs, &pid, sizeof pid);
+	struct pf_proc *pr = ht_export_map_ptr(ht_map_find_u64(&p->procs, (uint32_t)pid));
 
 	if (pr)
 		return name ? (*rc = proc_descriptor(p, pr, name, cmd)) ? NULL : pr : pr;
 	pr = calloc(1, sizeof *pr);
-	if (!pr || ht_xmap_put(&p->procs, &pid, sizeof pid, pr)) {
+	if (!pr || !ht_map_u64(&p->procs, (uint32_t)pid, (uintptr_t)pr, NULL)) {
 		free(pr);
 		*rc = -ENOMEM;
 		return NULL;
@@ -467,8 +473,8 @@ static int thread_descriptor(struct pf *p, struct pf_thread *th, const char *nam
 static struct pf_thread *thread_get(struct pf *p, int32_t pid, int32_t tid, const char *name,
 				    int *rc)
 {
-	int32_t key[2] = {pid, tid};
-	struct pf_thread *th = ht_xmap_get(&p->threads, key, sizeof key);
+	uint64_t key = (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid;
+	struct pf_thread *th = ht_export_map_ptr(ht_map_find_u64(&p->threads, key));
 	struct pf_proc *pr;
 
 	if (th)
@@ -476,12 +482,18 @@ static struct pf_thread *thread_get(struct pf *p, int32_t pid, int32_t tid, cons
 	pr = proc_get(p, pid, NULL, NULL, rc);
 	if (!pr)
 		return NULL;
+	if (ht_grow((void **)&p->thread_list, &p->cap_threads, sizeof *p->thread_list,
+		    p->nthreads + 1)) {
+		*rc = -ENOMEM;
+		return NULL;
+	}
 	th = calloc(1, sizeof *th);
-	if (!th || ht_xmap_put(&p->threads, key, sizeof key, th)) {
+	if (!th || !ht_map_u64(&p->threads, key, (uintptr_t)th, NULL)) {
 		free(th);
 		*rc = -ENOMEM;
 		return NULL;
 	}
+	p->thread_list[p->nthreads++] = th;
 	th->proc = pr;
 	th->tid = tid;
 	th->uuid = new_uuid(p);
@@ -513,7 +525,7 @@ static int queue_lane_descriptor(struct pf *p, struct pf_queue *q, unsigned int 
 static struct pf_queue *queue_get(struct pf *p, const struct ht_tl_record *r, int *rc)
 {
 	struct pf_queue_key key = {r->pid, r->device, r->queue};
-	struct pf_queue *q = ht_xmap_get(&p->queues, &key, sizeof key);
+	struct pf_queue *q = ht_export_map_ptr(ht_map_find_bytes(&p->queues, &key, sizeof key));
 	struct pf_proc *pr;
 	const char *devname;
 
@@ -523,9 +535,8 @@ static struct pf_queue *queue_get(struct pf *p, const struct ht_tl_record *r, in
 	if (!pr)
 		return NULL;
 	q = calloc(1, sizeof *q);
-	if (q)
-		q->lane_uuid = malloc(sizeof *q->lane_uuid);
-	if (!q || !q->lane_uuid || ht_xmap_put(&p->queues, &key, sizeof key, q)) {
+	if (!q || ht_grow((void **)&q->lane_uuid, &q->cap_lane_uuid, sizeof *q->lane_uuid, 1) ||
+	    !ht_map_bytes(&p->queues, &key, sizeof key, (uintptr_t)q, NULL)) {
 		if (q)
 			free(q->lane_uuid);
 		free(q);
@@ -550,13 +561,11 @@ static struct pf_queue *queue_get(struct pf *p, const struct ht_tl_record *r, in
 static uint64_t queue_lane(struct pf *p, struct pf_queue *q, unsigned int lane, int *rc)
 {
 	if (lane >= q->nlane_uuid) {
-		uint64_t *u = realloc(q->lane_uuid, (lane + 1) * sizeof *u);
-
-		if (!u) {
+		if (ht_grow((void **)&q->lane_uuid, &q->cap_lane_uuid, sizeof *q->lane_uuid,
+			    (size_t)lane + 1)) {
 			*rc = -ENOMEM;
 			return 0;
 		}
-		q->lane_uuid = u;
 		while (q->nlane_uuid <= lane) {
 			q->lane_uuid[q->nlane_uuid] = new_uuid(p);
 			*rc = queue_lane_descriptor(p, q, q->nlane_uuid++);
@@ -571,8 +580,8 @@ static uint64_t counter_track(struct pf *p, struct pf_thread *th, const char *na
 {
 	size_t n = strlen(name);
 	char stack[256], *key = n + 8 <= sizeof stack ? stack : malloc(n + 8);
-	uint64_t uuid = 0;
-	void *v;
+	uint64_t uuid = 0, *v;
+	int created;
 
 	if (!key) {
 		*rc = -ENOMEM;
@@ -581,17 +590,15 @@ static uint64_t counter_track(struct pf *p, struct pf_thread *th, const char *na
 	memcpy(key, &th->proc->pid, 4);
 	memcpy(key + 4, &th->tid, 4);
 	memcpy(key + 8, name, n);
-	v = ht_xmap_get(&p->counters, key, n + 8);
-	if (v) {
-		uuid = (uint64_t)(uintptr_t)v;
-		goto out;
-	}
-	uuid = new_uuid(p);
-	if (ht_xmap_put(&p->counters, key, n + 8, (void *)(uintptr_t)uuid)) {
+	v = ht_map_bytes(&p->counters, key, n + 8, p->next_uuid + 1, &created);
+	if (!v) {
 		*rc = -ENOMEM;
-		uuid = 0;
 		goto out;
 	}
+	uuid = *v;
+	if (!created)
+		goto out;
+	new_uuid(p);
 	pkt_open(p, th->seq.id, 0, 0);
 	ht_pb_begin(&p->pb, PKT_TRACK_DESC);
 	ht_pb_varint(&p->pb, TD_UUID, uuid);
@@ -629,14 +636,8 @@ static int hold_begin(struct pf *p, struct pf_thread *th, const struct ht_tl_rec
 	const char *name = r->name ? r->name : "?";
 	size_t n = strlen(name) + 1;
 
-	if (n > th->pending_cap) {
-		char *s = realloc(th->pending_name, n);
-
-		if (!s)
-			return -ENOMEM;
-		th->pending_name = s;
-		th->pending_cap = n;
-	}
+	if (ht_grow((void **)&th->pending_name, &th->pending_cap, 1, n))
+		return -ENOMEM;
 	memcpy(th->pending_name, name, n);
 	th->pending_ts = r->ts;
 	th->pending_path = ht_pf_stacks_path(p->stacks, p->tl, r);
@@ -898,12 +899,9 @@ static int record(struct pf *p, const struct ht_tl_record *r)
 
 static int flush_all_pending(struct pf *p)
 {
-	for (size_t i = 0; i < p->threads.cap; i++) {
-		int rc;
+	for (size_t i = 0; i < p->nthreads; i++) {
+		int rc = flush_pending(p, p->thread_list[i]);
 
-		if (!p->threads.slots[i].key)
-			continue;
-		rc = flush_pending(p, p->threads.slots[i].val);
 		if (rc)
 			return rc;
 	}
@@ -915,6 +913,7 @@ int ht_export_perfetto(struct ht_trace *t, FILE *f, struct ht_read_error *err)
 	struct ht_timeline tl;
 	struct pf *p = calloc(1, sizeof *p);
 	const struct ht_tl_record *r;
+	uint64_t dropped = 0;
 	int rc = 0, trc;
 
 	if (!p)
@@ -933,7 +932,7 @@ int ht_export_perfetto(struct ht_trace *t, FILE *f, struct ht_read_error *err)
 		*err = tl.err; /* a failed open leaves nothing to close */
 		goto out_free;
 	}
-	while ((trc = ht_timeline_next(&tl, &r)) > 0) {
+	while ((trc = ht_export_next(&tl, &r, &dropped)) > 0) {
 		rc = record(p, r);
 		if (rc)
 			break;
@@ -943,6 +942,7 @@ int ht_export_perfetto(struct ht_trace *t, FILE *f, struct ht_read_error *err)
 		*err = tl.err;
 	} else if (!rc) {
 		rc = flush_all_pending(p);
+		ht_export_warn_dropped(dropped);
 	}
 	if (rc && !err->msg[0])
 		snprintf(err->msg, sizeof err->msg, "writing the Perfetto trace: %s",
@@ -950,10 +950,13 @@ int ht_export_perfetto(struct ht_trace *t, FILE *f, struct ht_read_error *err)
 	ht_timeline_close(&tl);
 out_free:
 	ht_pb_fini(&p->pb);
-	ht_xmap_destroy(&p->threads, thread_free);
-	ht_xmap_destroy(&p->queues, queue_free);
-	ht_xmap_destroy(&p->procs, free);
-	ht_xmap_destroy(&p->counters, NULL);
+	for (size_t i = 0; i < p->nthreads; i++)
+		thread_free(p->thread_list[i]);
+	free(p->thread_list);
+	ht_map_release(&p->threads);
+	ht_export_map_destroy(&p->queues, queue_free);
+	ht_export_map_destroy(&p->procs, free);
+	ht_map_release(&p->counters);
 	seq_fini(&p->global);
 	ht_pf_stacks_destroy(p->stacks);
 	free(p);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/escape.h"
+#include "common/grow.h"
 #include "export/protobuf.h"
 
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
@@ -36,19 +37,9 @@ static uint8_t *room(struct ht_pb *pb, size_t n)
 {
 	if (pb->error)
 		return NULL;
-	if (pb->len + n > pb->cap) {
-		size_t cap = pb->cap ? pb->cap : 256;
-		uint8_t *b;
-
-		while (cap < pb->len + n)
-			cap *= 2;
-		b = realloc(pb->buf, cap);
-		if (!b) {
-			pb->error = -ENOMEM;
-			return NULL;
-		}
-		pb->buf = b;
-		pb->cap = cap;
+	if (ht_grow((void **)&pb->buf, &pb->cap, 1, pb->len + n)) {
+		pb->error = -ENOMEM;
+		return NULL;
 	}
 	return pb->buf + pb->len;
 }

@@ -19,6 +19,7 @@
 #include "analysis/report.h"
 #include "analysis/cpustate.h"
 #include "export/export.h"
+#include "export/export_tracks.h"
 #include "export/view_model.h"
 #include "export/view_page.h"
 #include "export/view_stacks.h"
@@ -60,6 +61,17 @@ static uint32_t sid(struct out *o, const char *s)
 static uint32_t sid_cb(void *o, const char *s)
 {
 	return sid(o, s);
+}
+
+/* The string id of work sizes "1024x1x1"; 0 when none were given. */
+static uint32_t dims_sid(struct out *o, const uint64_t v[3])
+{
+	char b[72];
+
+	if (!v[0] && !v[1] && !v[2])
+		return 0;
+	snprintf(b, sizeof b, "%" PRIu64 "x%" PRIu64 "x%" PRIu64, v[0], v[1], v[2]);
+	return sid(o, b);
 }
 
 static void write_slices(struct out *o, const struct ht_view_track *t)
@@ -230,8 +242,14 @@ static void write_procs(struct out *o, const struct ht_report *r)
 	fputc(']', f);
 }
 
-/* [name, count, total, mean, min, max, p50, p99, errors, bytes] per row, largest first */
-static void write_table(struct out *o, const char *key, struct ht_table *t)
+enum table_kind { CALLS, KERNELS, TRANSFERS };
+
+/*
+ * [name, count, total, mean, min, max, p50, p99, errors, bytes] per row,
+ * largest first; kernels add their launch configuration ("1024x1x1" string
+ * ids, 0: none given), transfers their GB/s (null: the bytes were not moved).
+ */
+static void write_table(struct out *o, const char *key, struct ht_table *t, enum table_kind what)
 {
 	FILE *f = o->f;
 
@@ -244,10 +262,19 @@ static void write_table(struct out *o, const char *key, struct ht_table *t)
 		num(f, row->st.total);
 		fputc(',', f);
 		num(f, ht_stats_mean(&row->st));
-		fprintf(
-		    f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]",
-		    row->st.count ? row->st.min : 0, row->st.max, ht_stats_quantile(&row->st, 0.5),
-		    ht_stats_quantile(&row->st, 0.99), row->errors, row->bytes);
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+			row->st.count ? row->st.min : 0, row->st.max,
+			ht_stats_quantile(&row->st, 0.5), ht_stats_quantile(&row->st, 0.99),
+			row->errors, row->bytes);
+		if (what == KERNELS)
+			fprintf(f, ",%u,%u", dims_sid(o, row->global), dims_sid(o, row->local));
+		if (what == TRANSFERS) {
+			fputc(',', f);
+			num(f, row->rate.count && row->st.total > 0
+				   ? (double)row->bytes / row->st.total
+				   : NAN);
+		}
+		fputc(']', f);
 	}
 	fprintf(f, "],\"%s_rows\":%zu", key, t->n);
 }
@@ -259,15 +286,15 @@ static void write_report(struct out *o, struct ht_report *r)
 
 	fprintf(f,
 		",\"report\":{\"first\":%" PRIu64 ",\"last\":%" PRIu64 ",\"events\":%" PRIu64
-		",\"processes\":%u,\"threads\":%u,\"lost\":%" PRIu64 ",\"lost_device_ts\":%" PRIu64
-		",\"thread_time\":",
-		r->first_ns, r->last_ns, r->events, r->processes, r->threads, r->lost,
+		",\"processes\":%u,\"images\":%u,\"threads\":%u,\"lost\":%" PRIu64
+		",\"lost_device_ts\":%" PRIu64 ",\"thread_time\":",
+		r->first_ns, r->last_ns, r->events, r->processes, r->images, r->threads, r->lost,
 		r->lost_device_ts);
 	num(f, r->thread_time);
-	write_table(o, "api", &r->api);
-	write_table(o, "regions", &r->regions);
-	write_table(o, "kernels", &r->kernels);
-	write_table(o, "transfers", &r->transfers);
+	write_table(o, "api", &r->api, CALLS);
+	write_table(o, "regions", &r->regions, CALLS);
+	write_table(o, "kernels", &r->kernels, KERNELS);
+	write_table(o, "transfers", &r->transfers, TRANSFERS);
 	fputs(",\"devices\":[", f);
 	for (unsigned int i = 0; i < r->ndevices; i++) {
 		struct ht_device_report *d = &r->devices[i];
@@ -286,6 +313,13 @@ static void write_report(struct out *o, struct ht_report *r)
 		num(f, ht_clock_map_offset_ns(&d->map));
 		fputs(",\"drift_ppm\":", f);
 		num(f, ht_clock_map_drift_ppm(&d->map));
+		if (d->map.quality == HT_SYNC_OK) {
+			fputs(",\"drift_range\":[", f);
+			num(f, (d->map.slope_min - 1) * 1e6);
+			fputc(',', f);
+			num(f, (d->map.slope_max - 1) * 1e6);
+			fputc(']', f);
+		}
 		fputs(",\"bound\":", f);
 		num(f, d->map.quality == HT_SYNC_NONE ? NAN : d->map.bound_ns);
 		fprintf(f, ",\"checked\":%" PRIu64 ",\"outside\":%" PRIu64 "},\"blame\":[",
@@ -355,6 +389,13 @@ static int write_data(struct out *o, struct ht_report *r, struct ht_trace *t,
 		fprintf(f, "%s\"%s\"", k ? "," : "", ht_cmd_kind_names[k]);
 	for (int k = 0; k < HT_CPU_STATE_COUNT; k++)
 		fprintf(f, ",\"%s\"", ht_cpu_state_names[k]);
+	/* the command kinds whose bytes are moved: the others get no GB/s */
+	fputs("],\"moving\":[", f);
+	for (int k = 0, first = 1; k < HT_CMD_KIND_COUNT; k++)
+		if (ht_cmd_kind_moves_bytes((enum ht_cmd_kind)k)) {
+			fprintf(f, "%s%d", first ? "" : ",", k);
+			first = 0;
+		}
 	fputc(']', f);
 	write_procs(o, r);
 	write_report(o, r);
@@ -400,6 +441,7 @@ int ht_view_html(struct ht_trace *t, FILE *f, struct ht_read_error *err)
 	fputs("</script>\n", f);
 	for (const char *const *l = ht_view_page_tail; *l; l++)
 		fputs(*l, f);
+	ht_export_warn_dropped(m.dropped);
 	if (o.nomem) {
 		rc = -ENOMEM;
 		snprintf(err->msg, sizeof err->msg, "out of memory writing the view");

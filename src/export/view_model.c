@@ -14,138 +14,64 @@
 #include <string.h>
 
 #include "analysis/cpustate.h"
+#include "export/export_tracks.h"
 #include "export/view_model.h"
 #include "format/format.h"
 #include "common/grow.h"
-
-static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *s = p;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ s[i]) * 0x100000001b3ull;
-	return h;
-}
+#include "common/heap.h"
 
 /* ---- strings ---- */
 
-static int strtab_insert(uint32_t *tab, uint32_t cap, const char *s, uint32_t id)
-{
-	uint64_t h = hash_bytes(0xcbf29ce484222325ull, s, strlen(s));
-
-	for (uint32_t i = (uint32_t)h & (cap - 1);; i = (i + 1) & (cap - 1))
-		if (!tab[i]) {
-			tab[i] = id + 1;
-			return 0;
-		}
-}
-
 int64_t ht_view_model_intern(struct ht_view_model *m, const char *s)
 {
-	uint64_t h;
 	size_t cap = m->capstr;
+	uint64_t *id;
+	char *copy;
 
 	if (!s || !*s)
 		return 0;
-	if (m->strtab_cap) {
-		h = hash_bytes(0xcbf29ce484222325ull, s, strlen(s));
-		for (uint32_t i = (uint32_t)h & (m->strtab_cap - 1); m->strtab[i];
-		     i = (i + 1) & (m->strtab_cap - 1))
-			if (!strcmp(m->str[m->strtab[i] - 1], s))
-				return m->strtab[i] - 1;
-	}
-	if ((uint64_t)(m->nstr + 1) * 2 > m->strtab_cap) {
-		uint32_t ncap = m->strtab_cap ? m->strtab_cap * 2 : 1024;
-		uint32_t *tab = calloc(ncap, sizeof *tab);
-
-		if (!tab)
-			return -ENOMEM;
-		for (uint32_t k = 0; k < m->nstr; k++)
-			strtab_insert(tab, ncap, m->str[k], k);
-		free(m->strtab);
-		m->strtab = tab;
-		m->strtab_cap = ncap;
-	}
+	id = ht_map_find_str(&m->strtab, s);
+	if (id)
+		return (int64_t)*id;
 	if (ht_grow((void **)&m->str, &cap, sizeof *m->str, m->nstr + 1))
 		return -ENOMEM;
 	m->capstr = (uint32_t)cap;
-	m->str[m->nstr] = strdup(s);
-	if (!m->str[m->nstr])
+	copy = strdup(s);
+	if (!copy || !ht_map_str(&m->strtab, s, m->nstr, NULL)) {
+		free(copy);
 		return -ENOMEM;
-	strtab_insert(m->strtab, m->strtab_cap, s, m->nstr);
+	}
+	m->str[m->nstr] = copy;
 	return m->nstr++;
 }
 
 /* ---- tracks ---- */
 
-static uint64_t track_hash(enum ht_view_track_kind kind, int32_t pid, int64_t a, uint64_t b)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	int k = (int)kind;
-
-	h = hash_bytes(h, &k, sizeof k);
-	h = hash_bytes(h, &pid, sizeof pid);
-	h = hash_bytes(h, &a, sizeof a);
-	return hash_bytes(h, &b, sizeof b);
-}
-
-/* a: tid or device; b: counter name id or queue */
-static int track_key_eq(const struct ht_view_track *t, enum ht_view_track_kind kind, int32_t pid,
-			int64_t a, uint64_t b)
-{
-	if (t->kind != kind || t->pid != pid)
-		return 0;
-	if (kind == HT_VIEW_THREAD || kind == HT_VIEW_CPU)
-		return t->tid == a;
-	if (kind == HT_VIEW_COUNTER)
-		return t->tid == a && t->name == b;
-	return t->device == (uint32_t)a && t->queue == b;
-}
-
-static int tracktab_rebuild(struct ht_view_model *m, uint32_t cap)
-{
-	uint32_t *tab = calloc(cap, sizeof *tab);
-
-	if (!tab)
-		return -ENOMEM;
-	for (uint32_t k = 0; k < m->ntracks; k++) {
-		struct ht_view_track *t = &m->tracks[k];
-		int64_t a = t->kind == HT_VIEW_THREAD || t->kind == HT_VIEW_COUNTER
-				? (int64_t)t->tid
-				: (int64_t)t->device;
-		uint64_t b = t->kind == HT_VIEW_THREAD	  ? 0
-			     : t->kind == HT_VIEW_COUNTER ? t->name
-							  : t->queue;
-		uint32_t i = (uint32_t)track_hash(t->kind, t->pid, a, b) & (cap - 1);
-
-		while (tab[i])
-			i = (i + 1) & (cap - 1);
-		tab[i] = k + 1;
-	}
-	free(m->tracktab);
-	m->tracktab = tab;
-	m->tracktab_cap = cap;
-	return 0;
-}
+/* A track's identity: kind, pid, tid or device, counter name or queue. */
+struct track_key {
+	int32_t kind, pid;
+	int64_t a;  /* tid or device */
+	uint64_t b; /* counter name id or queue */
+};
 
 /* Return: the track with this key, created if new; NULL on -ENOMEM. */
 static struct ht_view_track *track_get(struct ht_view_model *m, enum ht_view_track_kind kind,
 				       int32_t pid, int64_t a, uint64_t b)
 {
+	struct track_key key = {(int32_t)kind, pid, a, b};
 	struct ht_view_track *t;
 	size_t cap = m->captracks;
+	int created;
+	uint64_t *i;
 
-	if (m->tracktab_cap) {
-		uint32_t mask = m->tracktab_cap - 1;
-
-		for (uint32_t i = (uint32_t)track_hash(kind, pid, a, b) & mask; m->tracktab[i];
-		     i = (i + 1) & mask)
-			if (track_key_eq(&m->tracks[m->tracktab[i] - 1], kind, pid, a, b))
-				return &m->tracks[m->tracktab[i] - 1];
-	}
 	if (ht_grow((void **)&m->tracks, &cap, sizeof *m->tracks, m->ntracks + 1))
 		return NULL;
 	m->captracks = (uint32_t)cap;
+	i = ht_map_bytes(&m->tracktab, &key, sizeof key, m->ntracks, &created);
+	if (!i)
+		return NULL;
+	if (!created)
+		return &m->tracks[*i];
 	t = &m->tracks[m->ntracks++];
 	memset(t, 0, sizeof *t);
 	t->kind = kind;
@@ -160,17 +86,6 @@ static struct ht_view_track *track_get(struct ht_view_model *m, enum ht_view_tra
 		t->queue = b;
 	t->vmin = INFINITY;
 	t->vmax = -INFINITY;
-	if ((uint64_t)m->ntracks * 2 > m->tracktab_cap) {
-		if (tracktab_rebuild(m, m->tracktab_cap ? m->tracktab_cap * 2 : 64))
-			return NULL;
-	} else {
-		uint32_t mask = m->tracktab_cap - 1,
-			 i = (uint32_t)track_hash(kind, pid, a, b) & mask;
-
-		while (m->tracktab[i])
-			i = (i + 1) & mask;
-		m->tracktab[i] = m->ntracks;
-	}
 	return t;
 }
 
@@ -191,36 +106,11 @@ static struct ht_view_proc *proc_get(struct ht_view_model *m, int32_t pid)
 
 /* ---- slices ---- */
 
-static void heap_swap(struct ht_view_slice *s, uint64_t i, uint64_t j)
+/* Aggregated tracks keep their longest slices in a min-heap by duration. */
+static int shorter(const void *a, const void *b, void *ctx)
 {
-	struct ht_view_slice x = s[i];
-
-	s[i] = s[j];
-	s[j] = x;
-}
-
-static void heap_down(struct ht_view_slice *s, uint64_t n, uint64_t i)
-{
-	for (;;) {
-		uint64_t l = 2 * i + 1, r = l + 1, min = i;
-
-		if (l < n && s[l].dur < s[min].dur)
-			min = l;
-		if (r < n && s[r].dur < s[min].dur)
-			min = r;
-		if (min == i)
-			return;
-		heap_swap(s, i, min);
-		i = min;
-	}
-}
-
-static void heap_up(struct ht_view_slice *s, uint64_t i)
-{
-	while (i && s[(i - 1) / 2].dur > s[i].dur) {
-		heap_swap(s, i, (i - 1) / 2);
-		i = (i - 1) / 2;
-	}
+	(void)ctx;
+	return ((const struct ht_view_slice *)a)->dur < ((const struct ht_view_slice *)b)->dur;
 }
 
 static void bucket_add(struct ht_view_model *m, struct ht_view_track *t,
@@ -273,11 +163,11 @@ static int slice_add(struct ht_view_model *m, struct ht_view_track *t, struct ht
 	bucket_add(m, t, s);
 	if (t->n < t->keep) {
 		t->s[t->n] = *s;
-		heap_up(t->s, t->n++);
+		ht_heap_sift_up(t->s, sizeof *t->s, t->n++, shorter, NULL);
 	} else if (t->n && s->dur > t->s[0].dur) {
 		free(t->s[0].args);
 		t->s[0] = *s;
-		heap_down(t->s, t->n, 0);
+		ht_heap_sift_down(t->s, sizeof *t->s, t->n, 0, shorter, NULL);
 	} else {
 		free(s->args);
 	}
@@ -696,6 +586,7 @@ static int run_pass(struct ht_view_model *m, struct ht_trace *t, struct ht_read_
 {
 	struct ht_timeline tl;
 	const struct ht_tl_record *r;
+	uint64_t skipped = 0;
 	int rc;
 
 	rc = ht_timeline_open(&tl, t, NULL);
@@ -703,7 +594,8 @@ static int run_pass(struct ht_view_model *m, struct ht_trace *t, struct ht_read_
 		*err = tl.err; /* a failed open leaves nothing to close */
 		return rc;
 	}
-	while ((rc = ht_timeline_next(&tl, &r)) > 0) {
+	/* times past the limit are left out here as by every exporter (counted once: pass 2) */
+	while ((rc = ht_export_next(&tl, &r, m->pass == 2 ? &m->dropped : &skipped)) > 0) {
 		rc = record(m, r);
 		if (rc < 0) {
 			snprintf(err->msg, sizeof err->msg, "out of memory building the view");
@@ -777,9 +669,9 @@ void ht_view_model_release(struct ht_view_model *m)
 	for (uint32_t i = 0; i < m->nstr; i++)
 		free(m->str[i]);
 	free(m->str);
-	free(m->strtab);
+	ht_map_release(&m->strtab);
 	free(m->tracks);
-	free(m->tracktab);
+	ht_map_release(&m->tracktab);
 	free(m->procs);
 	memset(m, 0, sizeof *m);
 }

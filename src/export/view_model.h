@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "analysis/timeline.h"
+#include "common/map.h"
 
 /* Slices and counter samples kept in full, over all tracks (about 25 bytes each in the page). */
 #define HT_VIEW_SLICE_BUDGET  200000
@@ -102,13 +103,11 @@ struct ht_view_model {
 	/* interned strings; id 0 is "" */
 	char **str;
 	uint32_t nstr, capstr;
-	uint32_t *strtab;
-	uint32_t strtab_cap;
-	/* tracks, with a hash index on their key */
+	struct ht_map strtab; /* string -> id */
+	/* tracks, indexed by their key */
 	struct ht_view_track *tracks;
 	uint32_t ntracks, captracks;
-	uint32_t *tracktab;
-	uint32_t tracktab_cap;
+	struct ht_map tracktab; /* kind, pid, tid or device, name or queue -> index */
 	struct ht_view_proc *procs;
 	unsigned int nprocs, capprocs;
 	uint64_t t0, t1; /* span of every record, host ns */
@@ -117,6 +116,7 @@ struct ht_view_model {
 	uint64_t slices, samples, kept_slices, kept_samples;
 	uint64_t lost;
 	uint64_t reorder_overflows;
+	uint64_t dropped; /* records with times past HT_TIME_LIMIT_NS, left out */
 };
 
 /* Builds the model of a trace (two timeline passes). Return: 0, or < 0 with err filled. */

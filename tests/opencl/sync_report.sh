@@ -4,13 +4,22 @@
 # exactly what the program did, and the GPU-idleness blame names the CPU work.
 . "$(dirname "$0")/../integration/lib.sh"
 N=12
+# CLOCK_MONOTONIC - CLOCK_MONOTONIC_RAW, sampled around a run: the true drift
+offsets() {
+	/usr/bin/python3 -c 'import time
+r = time.clock_gettime_ns(time.CLOCK_MONOTONIC_RAW); m = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+print(m, m - r)'
+}
 for dev in basic pthread; do
+	offsets >before-$dev.txt
 	POCL_DEVICES=$dev "$HT" record -q -o t-$dev -- "$BUILD/bin/cl_loop" $N >out.txt ||
 		fail "$dev: record failed"
+	offsets >after-$dev.txt
 	"$HT" report t-$dev --format json >r-$dev.json || fail "$dev: report failed"
-	/usr/bin/python3 - r-$dev.json $N $dev <<'PY' || fail "$dev: report checks"
+	/usr/bin/python3 - r-$dev.json $N $dev before-$dev.txt after-$dev.txt <<'PY' || fail "$dev: report checks"
 import json, sys, time
 r = json.load(open(sys.argv[1])); n = int(sys.argv[2]); dev = sys.argv[3]
+(t0, o0), (t1, o1) = (map(int, open(f).read().split()) for f in sys.argv[4:6])
 def fail(msg):
     print(f"{dev}: {msg}"); sys.exit(1)
 k = {x["name"]: x for x in r["kernels"]}
@@ -29,6 +38,15 @@ if not s["bound_ns"] < 5e6: fail(f"bound {s['bound_ns']}")
 raw = time.clock_gettime_ns(time.CLOCK_MONOTONIC_RAW); mono = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
 expect = mono - raw
 if abs(s["offset_ns"] - expect) > 2e6: fail(f"offset {s['offset_ns']} vs CLOCK_MONOTONIC - RAW {expect}")
+# drift: the true one (MONOTONIC against RAW over the run) is within the range the
+# samples allow; a value is reported only when the range pins it (excludes no
+# drift, or is under 1 ppm wide), else it is null ("not determined")
+true_ppm = (o1 - o0) / (t1 - t0) * 1e6
+lo, hi = s["drift_range_ppm"]
+if not lo - 0.5 <= true_ppm <= hi + 0.5: fail(f"true drift {true_ppm:.3f} ppm outside [{lo}, {hi}]")
+pinned = not lo <= 0 <= hi or hi - lo <= 1
+if (s["drift_ppm"] is not None) != pinned: fail(f"drift {s['drift_ppm']} with range [{lo}, {hi}]")
+if s["drift_ppm"] is not None and not lo <= s["drift_ppm"] <= hi: fail(f"drift {s['drift_ppm']}")
 if d["commands"] != 4 * n: fail(f"commands {d['commands']}")
 if d["busy_ns"] <= 0 or d["idle_ns"] <= 0: fail(f"busy/idle {d}")
 # the queue is empty during cpu_work (a blocking read precedes it): all of that

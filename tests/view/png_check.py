@@ -3,7 +3,14 @@
 
 usage: png_check.py PNG X,Y,W,H MIN  -- fails unless at least MIN pixels in
 the rectangle are coloured (max - min channel > 48: slices, not the page's
-greys and whites). Python's standard library only (zlib).
+greys and whites).
+usage: png_check.py --table-edge PNG  -- the widest table header in the
+screenshot (the rows of the header background #f6f8fa from the left margin
+that reach furthest right) ends with its last header's text inside its
+cell: the band's rightmost dark pixel lies at least 5 pixels (of the cell's
+8 of padding) left of its end. A table cut at its box's edge (clipped,
+scrolled) has text running to the edge.
+Python's standard library only (zlib).
 """
 import struct
 import sys
@@ -51,9 +58,37 @@ def read_png(path):
     return w, h, bpp, rows
 
 
+def table_edge(path):
+    w, h, bpp, rows = read_png(path)
+    head = bytes((0xf6, 0xf8, 0xfa))
+    best, band = 0, []
+    for y in range(h):
+        line = rows[y]
+        if bytes(line[12 * bpp:12 * bpp + 3]) != head:
+            continue
+        x = w - 1
+        while x > 12 and bytes(line[x * bpp:x * bpp + 3]) != head:
+            x -= 1
+        if x - 10 > best + 2:
+            best, band = x - 10, [y]
+        elif x - 10 >= best - 2:
+            band.append(y)
+    if best < 200:
+        sys.exit("%s: no table header found" % path)
+    end = 10 + best
+    dark = max((x for y in band for x in range(10, min(w, end + 20))
+                if max(rows[y][x * bpp:x * bpp + 3]) < 128), default=-1)
+    print("%s: the widest table header spans x 10..%d, y %d..%d; its text ends at x %d"
+          % (path, end, band[0], band[-1], dark))
+    if dark < 0 or dark > end - 5:
+        sys.exit("%s: the last header's text runs to the table's edge (cut)" % path)
+
+
 def main():
+    if sys.argv[1:2] == ["--table-edge"] and len(sys.argv) == 3:
+        return table_edge(sys.argv[2])
     if len(sys.argv) != 4:
-        sys.exit(__doc__.strip().splitlines()[2])
+        sys.exit("\n".join(__doc__.strip().splitlines()[2:11]))
     w, h, bpp, rows = read_png(sys.argv[1])
     x0, y0, rw, rh = (int(v) for v in sys.argv[2].split(","))
     coloured = 0

@@ -7,10 +7,11 @@ CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 [ -n "$CHROMIUM" ] || fail "chromium not found: apt-get install chromium (tools/install-deps.sh)"
 
 # chrome ARGS...: headless, offline, its own profile, a fixed window
+# (VIEW_WINDOW=W,H, 1280,800 unless set)
 chrome() {
 	timeout 50 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
 		--disable-background-networking --no-first-run --disable-component-update \
-		--disable-sync --user-data-dir="$WORK/chrome-profile" --window-size=1280,800 \
+		--disable-sync --user-data-dir="$WORK/chrome-profile" --window-size="${VIEW_WINDOW:-1280,800}" \
 		--enable-logging=stderr --v=0 "$@"
 }
 
@@ -29,9 +30,10 @@ page_dom() {
 	fi
 }
 
-# page_shot HTML PNG: a 1280x800 screenshot
+# page_shot HTML PNG [#HASH]: a screenshot of the window (1280x800 unless
+# VIEW_WINDOW says otherwise)
 page_shot() {
-	chrome --screenshot="$WORK/$2" "file://$WORK/$1" >"$2.log" 2>&1 ||
+	chrome --screenshot="$WORK/$2" "file://$WORK/$1${3:-}" >"$2.log" 2>&1 ||
 		fail "chromium --screenshot failed on $1: $(tail -3 "$2.log")"
 	[ -s "$2" ] || fail "no screenshot of $1"
 }
