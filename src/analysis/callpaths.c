@@ -47,8 +47,6 @@ static const char *intern(struct ht_callpaths *cp, const char *s)
 int ht_callpaths_init(struct ht_callpaths *cp)
 {
 	memset(cp, 0, sizeof *cp);
-	cp->pool.strings = 1;
-	cp->fn_of.strings = 1;
 	cp->sym = ht_symbols_create();
 	if (!cp->sym || ht_grow((void **)&cp->nodes, &cp->cap, sizeof *cp->nodes, 1)) {
 		ht_symbols_destroy(cp->sym);
@@ -430,7 +428,6 @@ void ht_callpaths_sort(struct ht_callpaths *cp)
 	/* the indexes follow */
 	ht_map_release(&cp->ctx_of);
 	ht_map_release(&cp->fn_of);
-	cp->fn_of.strings = 1;
 	for (size_t i = 0; i < cp->nctx; i++)
 		if (ht_map_u64(&cp->ctx_of, cp->ctx[i].node, i + 1, NULL) == NULL)
 			break;

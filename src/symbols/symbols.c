@@ -102,13 +102,7 @@ static const char *pretty(struct ht_symbols *sy, const char *name)
 
 struct ht_symbols *ht_symbols_create(void)
 {
-	struct ht_symbols *s = calloc(1, sizeof *s);
-
-	if (s)
-		s->pool.strings = 1;
-	if (s)
-		s->mods.strings = 1;
-	return s;
+	return calloc(1, sizeof(struct ht_symbols)); /* maps take their kind at the first insert */
 }
 
 static void smod_free(struct smod *m)
@@ -230,7 +224,6 @@ static struct smod *module(struct ht_symbols *sy, const char *path, const char *
 	if (!m || !m->name) {
 		free(m);
 		ht_map_release(&sy->mods); /* cannot happen twice: drop the cache rather than lie */
-		sy->mods.strings = 1;
 		return NULL;
 	}
 	*v = (uint64_t)(uintptr_t)m;
