@@ -45,7 +45,7 @@ int ht_parse_size(const char *s, size_t *out)
 
 int ht_config_api_known(const char *name, size_t len)
 {
-	static const char *const names[] = {"opencl", "cuda", "nvtx", "xpti"};
+	static const char *const names[] = {"opencl", "cuda", "nvtx", "xpti", "mpi"};
 
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (len == strlen(names[i]) && !strncmp(name, names[i], len))
@@ -135,7 +135,7 @@ void ht_config_load(struct ht_config *c)
 		if (!ht_config_api_known(p, len))
 			fprintf(stderr,
 				"hetrace: ignoring '%.*s' in HETRACE_API='%s': expected opencl, cuda, "
-				"nvtx or xpti\n",
+				"nvtx, xpti or mpi\n",
 				(int)len, p, v);
 		p += len + (p[len] == ',');
 	}

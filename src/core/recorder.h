@@ -34,6 +34,13 @@ void ht_emit_api_end(uint16_t fn, int32_t ret, const uint64_t *args, unsigned in
 void ht_emit_api_end_at(uint16_t fn, int32_t ret, const uint64_t *args, unsigned int nargs,
 			uint64_t t_raw);
 void ht_emit_lost(enum ht_lost_kind kind, uint64_t count);
+/*
+ * For a source that writes event classes of its own (the MPI interposer)
+ * with HT_WRITE (core/session.h): the calling thread's stream with room for
+ * one event of `payload` bytes. Return: the stream, or NULL when the event
+ * is dropped (counted).
+ */
+struct ht_stream *ht_emit_thread_stream(size_t payload);
 
 /* Process-wide definitions (written to the process stream). */
 void ht_emit_device_info(uint32_t device, enum ht_device_type type, const char *name,
