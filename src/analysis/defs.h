@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "analysis/mpi_defs.h"
 #include "analysis/trace.h"
 
 /* A traced function as its fn_def describes it (fntable.h). */
@@ -36,7 +37,8 @@ struct ht_proc_info {
 	uint32_t nfns;
 	char (*devices)[128]; /* device names by device index (device_info) */
 	uint32_t ndevices;
-	int os_status; /* the process noted its OS recording (on, off or partial) */
+	int os_status;		/* the process noted its OS recording (on, off or partial) */
+	struct ht_proc_mpi mpi; /* an MPI rank's definitions (mpi_defs.h) */
 };
 
 /*

@@ -15,6 +15,7 @@
 #include "analysis/escape.h"
 #include "analysis/report.h"
 #include "cli/cli.h"
+#include "cli/report_mpi.h"
 
 enum fmt { TEXT, CSV, JSON };
 
@@ -123,7 +124,8 @@ static void text_report(const char *dir, struct ht_report *r)
 			char g[64], l[64];
 
 			snprintf(g, sizeof g, "%llux%llux%llu", (unsigned long long)k->global[0],
-				 (unsigned long long)k->global[1], (unsigned long long)k->global[2]);
+				 (unsigned long long)k->global[1],
+				 (unsigned long long)k->global[2]);
 			snprintf(l, sizeof l, "%llux%llux%llu", (unsigned long long)k->local[0],
 				 (unsigned long long)k->local[1], (unsigned long long)k->local[2]);
 			text_stats(k->name, 34, &k->st);
@@ -205,6 +207,7 @@ static void text_report(const char *dir, struct ht_report *r)
 		       "move it off the critical path.\n");
 	}
 	text_cpu(r);
+	ht_report_mpi_print(r, HT_REPORT_MPI_TEXT);
 }
 
 static void text_cpu(struct ht_report *r)
@@ -344,7 +347,8 @@ static void csv_report(struct ht_report *r)
 			printf("blame,%d,%u,", d->pid, d->device);
 			ht_csv_str(stdout, d->blame.rows[k].name);
 			printf(",%.0f,%.4f\n", d->blame.rows[k].value,
-			       d->idle_blamed ? d->blame.rows[k].value / (double)d->idle_blamed : 0);
+			       d->idle_blamed ? d->blame.rows[k].value / (double)d->idle_blamed
+					      : 0);
 		}
 	}
 	printf("table,pid,tid,name,running_ns,preempted_ns,blocked_ns,intervals,wait_ns,"
@@ -380,6 +384,7 @@ static void csv_report(struct ht_report *r)
 	printf("table,lost_os_records,note\nos,%llu,", (unsigned long long)r->cpu.lost);
 	ht_csv_str(stdout, r->cpu.note);
 	putchar('\n');
+	ht_report_mpi_print(r, HT_REPORT_MPI_CSV);
 }
 
 /* ---- json ---- */
@@ -388,9 +393,8 @@ static void json_stats(struct ht_stats *s)
 {
 	printf("\"count\":%llu,\"total_ns\":%.0f,\"mean_ns\":%.1f,\"min_ns\":%llu,\"max_ns\":%llu,"
 	       "\"p50_ns\":%llu,\"p99_ns\":%llu",
-	       (unsigned long long)s->count, s->total, ht_stats_mean(s),
-	       (unsigned long long)s->min, (unsigned long long)s->max,
-	       (unsigned long long)ht_stats_quantile(s, 0.5),
+	       (unsigned long long)s->count, s->total, ht_stats_mean(s), (unsigned long long)s->min,
+	       (unsigned long long)s->max, (unsigned long long)ht_stats_quantile(s, 0.5),
 	       (unsigned long long)ht_stats_quantile(s, 0.99));
 }
 
@@ -528,7 +532,9 @@ static void json_report(const char *dir, struct ht_report *r)
 		       (unsigned long long)w->done_preempted, (unsigned long long)w->done_blocked,
 		       (unsigned long long)w->done_preempted_max);
 	}
-	printf("]}}\n");
+	printf("]}");
+	ht_report_mpi_print(r, HT_REPORT_MPI_JSON);
+	printf("}\n");
 }
 
 int ht_cmd_report(int argc, char **argv)
@@ -545,7 +551,8 @@ int ht_cmd_report(int argc, char **argv)
 			puts("usage: hetrace report DIR [--format text|csv|json]");
 			return 0;
 		} else if (!strcmp(argv[i], "--format") || !strncmp(argv[i], "--format=", 9)) {
-			const char *v = argv[i][8] == '=' ? argv[i] + 9 : (i + 1 < argc ? argv[++i] : "");
+			const char *v =
+			    argv[i][8] == '=' ? argv[i] + 9 : (i + 1 < argc ? argv[++i] : "");
 
 			if (!strcmp(v, "text"))
 				fmt = TEXT;
@@ -554,8 +561,9 @@ int ht_cmd_report(int argc, char **argv)
 			else if (!strcmp(v, "json"))
 				fmt = JSON;
 			else
-				return ht_usage_error("report", "--format must be text, csv or json, "
-								"not '%s'",
+				return ht_usage_error("report",
+						      "--format must be text, csv or json, "
+						      "not '%s'",
 						      v);
 		} else if (argv[i][0] == '-') {
 			return ht_usage_error("report", "unknown option '%s'", argv[i]);
