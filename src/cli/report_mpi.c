@@ -137,11 +137,12 @@ static void text(const struct ht_mpi_report *m)
 		const struct ht_mpi_rank *rk = &m->ranks[i];
 		int gpu = rk->gpu_busy_ns || rk->gpu_idle_ns;
 
+		c[0][0] = rk->clock_offset_ns < 0 ? '-' : '+';
 		ht_fmt_duration(
-		    c[0], sizeof c[0],
+		    c[0] + 1, sizeof c[0] - 1,
 		    (double)(rk->clock_offset_ns < 0 ? -rk->clock_offset_ns : rk->clock_offset_ns));
-		printf("  %5d %-14.14s %8d %c%13s %9s %11s %11s %11s %11s %11s %11s\n", rk->rank,
-		       rk->host, rk->pid, rk->clock_offset_ns < 0 ? '-' : '+', c[0],
+		printf("  %5d %-14.14s %8d %14s %9s %11s %11s %11s %11s %11s %11s\n", rk->rank,
+		       rk->host, rk->pid, c[0],
 		       cell(c[1], 32, rk->clock_error_ns, !rk->clock_measurements),
 		       cell(c[2], 32, rk->mpi_ns, 0), cell(c[3], 32, rk->compute_ns, 0),
 		       cell(c[4], 32, rk->gpu_busy_ns, !gpu), cell(c[5], 32, rk->gpu_idle_ns, !gpu),
