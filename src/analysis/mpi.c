@@ -103,10 +103,10 @@ int ht_mpi_report_create(struct ht_mpi_report **out, struct ht_timeline *tl)
 		rk->proc = k;
 		snprintf(rk->host, sizeof rk->host, "%s", pm->host);
 		rk->clock_measurements = (uint32_t)pm->nclocks;
-		rk->clock_error_ns = ht_proc_mpi_clock_error(pm);
 		if (pm->nclocks) {
 			rk->clock_offset_ns = c->off0;
-			rk->clock_drift_ppm = c->n > 1 ? c->slope * 1e6 : 0;
+			rk->clock_error_ns = c->error;
+			rk->clock_drift_ppm = c->slope * 1e6;
 		}
 		if (m->size < pm->size)
 			m->size = pm->size;

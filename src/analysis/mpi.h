@@ -45,9 +45,9 @@ struct ht_mpi_rank {
 	int32_t rank, pid;
 	unsigned int proc; /* its process in the trace */
 	char host[72];
-	int64_t clock_offset_ns; /* its clock minus the reference's, at its first measurement */
-	uint64_t clock_error_ns; /* the largest error bound of its measurements */
-	double clock_drift_ppm;	 /* from its first to its last measurement (0: one) */
+	int64_t clock_offset_ns; /* its clock minus the reference's (at its first measurement) */
+	uint64_t clock_error_ns; /* that offset's error bound */
+	double clock_drift_ppm;	 /* where its measurements show one, else 0 */
 	uint32_t clock_measurements;
 	uint64_t first, last;		       /* its threads' first and last record */
 	uint64_t mpi_ns;		       /* in MPI calls */

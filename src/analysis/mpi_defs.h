@@ -5,9 +5,9 @@
  * Loaded with the process's other definitions (defs.h) before anything is
  * read, because readers need two things from them first:
  *
- *   - the clock shift of every process (trace time = local time - offset,
- *     the offset linear between the measurements: the rank's offset and
- *     drift against rank 0). A process that measured nothing takes the
+ *   - the clock shift of every process (trace time = local time - offset:
+ *     the rank's offset against rank 0, and its drift where the two
+ *     measurements' error bounds show one). A process that measured nothing takes the
  *     shift of a process of the same part that did, found by pid (the image
  *     before an exec) or as its ancestor, or of the part's only rank (a
  *     rank's part holds its node's clock). The pipeline applies it to every
@@ -71,9 +71,6 @@ struct ht_proc_info;
  * times into trace times.
  */
 void ht_mpi_clock_shifts(struct ht_trace *t, struct ht_proc_info *defs);
-
-/* The largest error bound of a process's clock measurements, ns (0 for none). */
-uint64_t ht_proc_mpi_clock_error(const struct ht_proc_mpi *m);
 
 /* Return: the definition of communicator handle h in force at trace time ts, or NULL. */
 const struct ht_mpi_comm_def *ht_proc_mpi_comm(const struct ht_proc_mpi *m, uint64_t h,

@@ -34,7 +34,8 @@ struct ht_clock_shift {
 	unsigned int n; /* clock measurements it comes from */
 	uint64_t t0;
 	int64_t off0;
-	double slope; /* drift, within +-1e-3 (so times keep their order) */
+	double slope;	/* drift, within +-1e-3 (so times keep their order) */
+	uint64_t error; /* bound of the offset's error, ns */
 };
 
 /* Return: local time ts as trace time (0 stays 0: "unknown" in payloads). */
