@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# A 4-rank Open MPI job (mpi_prog: point-to-point, collectives, rank 2 slow)
+# recorded by `hetrace record`, then checked by mpi_check.py on the report's
+# "mpi" JSON and the timeline's MPI records (ht_test_timeline):
+#   launcher  hetrace record -o T -- mpirun -np 4 mpi_prog   (launcher and ranks traced)
+#   ranks     mpirun -np 4 hetrace record -o T -- mpi_prog   (one part per rank)
+#   timens    the second form with ranks 2 and 3 in a Linux time namespace
+#             5 s ahead (unshare -T --monotonic 5): like another node's clock
+# The job runs under `timeout` and is killed if the test ends early; Open
+# MPI's session files go to the test's own directory.
+#   mpi_job.sh BUILD_DIR SCENARIO
+. "$(dirname "$0")/../integration/lib.sh"
+scenario=$2
+here=$(cd "$(dirname "$0")" && pwd)
+MPIPROG=$BUILD/bin/mpi_prog
+# rank 2 sleeps 600 ms more per round: far above what a loaded machine adds
+# to a rank (up to ~1 s over a whole job seen on 2 shared cores)
+ITERS=3 SLOW=2 SLOW_MS=600
+job=
+
+end_job() {
+	if [ -n "$job" ]; then
+		kill -TERM "$job" 2>/dev/null
+		sleep 1
+		kill -KILL "$job" 2>/dev/null
+	fi
+	rm -rf "$WORK"
+}
+trap end_job EXIT
+
+command -v mpirun >/dev/null || { echo "SKIP: mpirun absent (openmpi-bin)"; exit 77; }
+mkdir tmp
+export TMPDIR=$WORK/tmp OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Open MPI's hwloc would open OpenCL to list devices: slow, and not the job's.
+export HWLOC_COMPONENTS=-opencl
+mpirun=(mpirun --allow-run-as-root --oversubscribe)
+
+# run_job CMD...: runs the job (at most 120 s), its output in job.out
+run_job() {
+	timeout -k 5 120 "$@" >job.out 2>&1 &
+	job=$!
+	wait "$job"
+	local rc=$?
+	job=
+	[ "$rc" = 0 ] || fail "the job failed ($rc): $(tail -5 job.out)"
+	assert_eq "$(grep -c '^rank [0-3] of 4 sum' job.out)" 4 "ranks that finished"
+}
+
+rec=("$HT" record -o T --)
+args=("$MPIPROG" $ITERS $SLOW $SLOW_MS)
+shifted=
+case $scenario in
+launcher)
+	run_job "${rec[@]}" "${mpirun[@]}" -np 4 "${args[@]}"
+	grep -q "trace written to 'T' (5 processes)" job.out ||
+		fail "the launcher and 4 ranks recorded: $(grep 'trace written' job.out)"
+	;;
+ranks)
+	run_job "${mpirun[@]}" -np 4 "${rec[@]}" "${args[@]}"
+	assert_eq "$(grep -c "trace written to 'T/r0000[0-3]-" job.out)" 4 "parts written"
+	assert_eq "$(grep -c '^part=r0000[0-3]-.* rank=[0-3] ' T/hetrace.index)" 4 "parts in T's index"
+	;;
+timens)
+	unshare -T --monotonic 5 true 2>/dev/null ||
+		{ echo "SKIP: no Linux time namespace here (unshare -T needs root and CLONE_NEWTIME)"; exit 77; }
+	run_job "${mpirun[@]}" -np 2 "${rec[@]}" "${args[@]}" \
+		: -np 2 unshare -T --monotonic 5 "${rec[@]}" "${args[@]}"
+	shifted=2,3
+	;;
+*) fail "unknown scenario '$scenario'" ;;
+esac
+
+"$HT" report --format json T >report.json 2>report.err || fail "report failed: $(cat report.err)"
+"$BUILD/bin/ht_test_timeline" T >tl.out || fail "ht_test_timeline failed"
+"$HT" report T >report.txt 2>&1 || fail "text report failed"
+grep -q '^Wait states' report.txt || fail "no wait states in the text report"
+python3 "$here/mpi_check.py" report.json tl.out $ITERS $SLOW $SLOW_MS "$shifted" || fail "mpi_check ($scenario)"
+echo "ok: mpi_$scenario"
