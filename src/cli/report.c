@@ -580,7 +580,11 @@ int ht_cmd_report(int argc, char **argv)
 		return ht_error("cannot open trace '%s': %s%s%s", dir,
 				strcmp(err.file, dir) ? err.file : "",
 				strcmp(err.file, dir) ? ": " : "", err.msg);
-	rc = ht_report_compute(t, &r, &err);
+	rc = ht_report_mpi_compute(t, &r, &err);
+	if (rc > 0) { /* mpirun -np K hetrace report: rank 0 prints */
+		ht_trace_close(t);
+		return 0;
+	}
 	if (rc) {
 		ht_read_error_print(dir, &err);
 		ht_report_release(&r);

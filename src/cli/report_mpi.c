@@ -3,14 +3,21 @@
  * host, where the time went and whom each rank waited for. Text, CSV rows
  * and the "mpi" JSON key; report.c calls it after its own sections.
  */
+#include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/escape.h"
 #include "analysis/mpi.h"
 #include "analysis/report.h"
+#include "analysis/report_parts.h"
 #include "cli/cli.h"
 #include "cli/report_mpi.h"
+#include "mpi/launcher.h"
+#include "mpi/reduce.h"
 
 static const char *const wait_titles[HT_MPI_WAIT_COUNT] = {
     "late sender", "late receiver", "wait at collective", "late broadcast", "early reduce"};
@@ -310,4 +317,59 @@ void ht_report_mpi_print(const struct ht_report *r, enum ht_report_mpi_format f)
 		csv(r->mpi);
 	else
 		json(r->mpi);
+}
+
+/* ---- `mpirun -np K hetrace report` ---- */
+
+static const struct ht_mpi_reduce_ops reduce_ops = {
+    .compute_one = ht_report_compute_one_part,
+    .put = ht_report_wire_put,
+    .get = ht_report_wire_get,
+    .merge = ht_report_merge,
+    .merge_done = ht_report_merge_done,
+    .part_base = ht_report_part_base,
+    .release = ht_report_release,
+};
+
+/* Return: libhetrace-mpireduce.so's entry point, from <dir of hetrace>/../lib; NULL with why. */
+static ht_mpi_reduce_report_fn reduce_entry(char *why, size_t cap)
+{
+	char exe[PATH_MAX], lib[PATH_MAX + 64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	char *slash;
+	void *h;
+
+	exe[n > 0 ? n : 0] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(lib, sizeof lib, "%s/../lib/libhetrace-mpireduce.so", exe);
+	/* global: Open MPI's components resolve libmpi's symbols through it */
+	h = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
+	if (!h) {
+		snprintf(why, cap, "%s", dlerror());
+		return NULL;
+	}
+	return (ht_mpi_reduce_report_fn)(uintptr_t)dlsym(h, HT_MPI_REDUCE_SYMBOL);
+}
+
+int ht_report_mpi_compute(struct ht_trace *t, struct ht_report *r, struct ht_read_error *err)
+{
+	struct ht_mpi_launcher l;
+	ht_mpi_reduce_report_fn reduce;
+	char why[512] = "no entry point";
+
+	if (ht_mpi_launcher_get(&l) != 1 || l.size <= 1)
+		return ht_report_compute(t, r, err);
+	if (t->nparts <= 1) /* one recording: nothing to share out */
+		return l.rank ? 1 : ht_report_compute(t, r, err);
+	reduce = reduce_entry(why, sizeof why);
+	if (reduce)
+		return reduce(&reduce_ops, t, r, err);
+	if (l.rank)
+		return 1;
+	ht_error("cannot compute the report over %d ranks (%s); rank 0 computes it alone "
+		 "(run 'hetrace report' without mpirun, or build hetrace with Open MPI)",
+		 l.size, why);
+	return ht_report_compute(t, r, err);
 }

@@ -6,6 +6,8 @@
 #   ranks     mpirun -np 4 hetrace record -o T -- mpi_prog   (one part per rank)
 #   timens    the second form with ranks 2 and 3 in a Linux time namespace
 #             5 s ahead (unshare -T --monotonic 5): like another node's clock
+# and `mpirun -np K hetrace report T` (parts computed on K ranks, merged on
+# rank 0 with MPI) must print exactly the serial report.
 # The job runs under `timeout` and is killed if the test ends early; Open
 # MPI's session files go to the test's own directory.
 #   mpi_job.sh BUILD_DIR SCENARIO
@@ -35,6 +37,19 @@ export TMPDIR=$WORK/tmp OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=
 export HWLOC_COMPONENTS=-opencl
 mpirun=(mpirun --allow-run-as-root --oversubscribe)
 
+# distributed_same NP [REPORT OPTIONS]: mpirun -np NP hetrace report equals the serial report
+distributed_same() {
+	local np=$1
+	shift
+	"$HT" report "$@" T >serial.out 2>&1 || fail "report $* failed: $(cat serial.out)"
+	timeout -k 5 120 "${mpirun[@]}" -np "$np" "$HT" report "$@" T >dist.out 2>dist.err &
+	job=$!
+	wait "$job" || fail "mpirun -np $np hetrace report $* failed: $(tail -3 dist.err)"
+	job=
+	[ ! -s dist.err ] || fail "mpirun -np $np hetrace report $* said: $(head -3 dist.err)"
+	cmp -s serial.out dist.out || fail "mpirun -np $np hetrace report $* differs from the serial report"
+}
+
 # run_job CMD...: runs the job (at most 120 s), its output in job.out
 run_job() {
 	timeout -k 5 120 "$@" >job.out 2>&1 &
@@ -54,11 +69,14 @@ launcher)
 	run_job "${rec[@]}" "${mpirun[@]}" -np 4 "${args[@]}"
 	grep -q "trace written to 'T' (5 processes)" job.out ||
 		fail "the launcher and 4 ranks recorded: $(grep 'trace written' job.out)"
+	distributed_same 2 --format json
 	;;
 ranks)
 	run_job "${mpirun[@]}" -np 4 "${rec[@]}" "${args[@]}"
 	assert_eq "$(grep -c "trace written to 'T/r0000[0-3]-" job.out)" 4 "parts written"
 	assert_eq "$(grep -c '^part=r0000[0-3]-.* rank=[0-3] ' T/hetrace.index)" 4 "parts in T's index"
+	distributed_same 2 --format json
+	distributed_same 3 --format csv
 	;;
 timens)
 	unshare -T --monotonic 5 true 2>/dev/null ||
