@@ -50,6 +50,30 @@ distributed_same() {
 	cmp -s serial.out dist.out || fail "mpirun -np $np hetrace report $* differs from the serial report"
 }
 
+# otf2_same: the OTF2 export holds the job's MPI records, as otf2-print reads them
+otf2_same() {
+	command -v otf2-print >/dev/null || { echo "note: otf2-print absent (otf2-tools): OTF2 not checked"; return; }
+	"$HT" export T --format otf2 -o O >export.out 2>&1 || fail "OTF2 export failed: $(cat export.out)"
+	otf2-print O/traces.otf2 >otf2.txt 2>otf2.err || fail "otf2-print failed: $(head -3 otf2.err)"
+	[ ! -s otf2.err ] || fail "otf2-print warned: $(head -3 otf2.err)"
+	local r=$((4 * (ITERS + 1))) nb=$((4 * ITERS)) coll=$((4 * (3 * ITERS + 2)))
+	assert_eq "$(count '^MPI_SEND ' otf2.txt)" $r "OTF2 MpiSend (send, sendrecv)"
+	assert_eq "$(count '^MPI_RECV ' otf2.txt)" $r "OTF2 MpiRecv"
+	assert_eq "$(count '^MPI_ISEND ' otf2.txt)" $nb "OTF2 MpiIsend"
+	assert_eq "$(count '^MPI_ISEND_COMPLETE ' otf2.txt)" $nb "OTF2 MpiIsendComplete"
+	assert_eq "$(count '^MPI_IRECV_REQUEST ' otf2.txt)" $nb "OTF2 MpiIrecvRequest"
+	assert_eq "$(count '^MPI_IRECV ' otf2.txt)" $nb "OTF2 MpiIrecv"
+	# allreduce N + 1, bcast N, barrier N, reduce 1 per rank
+	assert_eq "$(count '^MPI_COLLECTIVE_BEGIN ' otf2.txt)" $coll "OTF2 collectives begun"
+	assert_eq "$(count '^MPI_COLLECTIVE_END .*Operation: BARRIER, Communicator: "MPI_COMM_WORLD"' otf2.txt)" \
+		$nb "OTF2 barriers on MPI_COMM_WORLD"
+	otf2-print -G O/traces.otf2 >defs.txt 2>&1 || fail "otf2-print -G failed"
+	grep -qE '^COMM .*Name: "MPI_COMM_WORLD"' defs.txt || fail "no MPI_COMM_WORLD in the OTF2 definitions"
+	grep -qE '^GROUP .*Type: COMM_LOCATIONS, Paradigm: MPI, .*4 Members' defs.txt ||
+		fail "no 4-rank locations group in the OTF2 definitions"
+	rm -rf O
+}
+
 # run_job CMD...: runs the job (at most 120 s), its output in job.out
 run_job() {
 	timeout -k 5 120 "$@" >job.out 2>&1 &
@@ -77,6 +101,7 @@ ranks)
 	assert_eq "$(grep -c '^part=r0000[0-3]-.* rank=[0-3] ' T/hetrace.index)" 4 "parts in T's index"
 	distributed_same 2 --format json
 	distributed_same 3 --format csv
+	otf2_same
 	;;
 timens)
 	unshare -T --monotonic 5 true 2>/dev/null ||
