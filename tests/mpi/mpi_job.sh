@@ -74,6 +74,27 @@ otf2_same() {
 	rm -rf O
 }
 
+# flows_same: every message is one flow from its sender to its receiver in
+# the Chrome JSON and the Perfetto exports (pf_decode: an independent reader)
+flows_same() {
+	local n=$((4 * (2 * ITERS + 1)))
+	"$HT" export T --format chrome -o c.json >export.out 2>&1 || fail "Chrome export failed: $(cat export.out)"
+	python3 - c.json $n <<'PY' || fail "Chrome message flows"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+s = {e["id"]: e for e in ev if e.get("cat") == "mpi" and e["ph"] == "s"}
+f = {e["id"]: e for e in ev if e.get("cat") == "mpi" and e["ph"] == "f"}
+n = int(sys.argv[2])
+bad = [i for i in f if i not in s or s[i]["pid"] == f[i]["pid"] or f[i].get("bp") != "e"]
+print(f"chrome flows: {len(s)} starts, {len(f)} ends, {len(bad)} bad")
+sys.exit(int(len(s) != n or len(f) != n or len(bad) > 0))
+PY
+	"$HT" export T --format perfetto -o p.pftrace >export.out 2>&1 || fail "Perfetto export failed: $(cat export.out)"
+	"$BUILD/bin/pf_decode" p.pftrace >p.txt || fail "pf_decode: $(grep -m3 '^error' p.txt)"
+	assert_eq "$(count '^flow from="send"@.* to="receive"@' p.txt)" $n "Perfetto message flows"
+	rm -f c.json p.pftrace p.txt
+}
+
 # run_job CMD...: runs the job (at most 120 s), its output in job.out
 run_job() {
 	timeout -k 5 120 "$@" >job.out 2>&1 &
@@ -102,6 +123,7 @@ ranks)
 	distributed_same 2 --format json
 	distributed_same 3 --format csv
 	otf2_same
+	flows_same
 	;;
 timens)
 	unshare -T --monotonic 5 true 2>/dev/null ||
