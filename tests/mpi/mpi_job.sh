@@ -95,6 +95,20 @@ PY
 	rm -f c.json p.pftrace p.txt
 }
 
+# view_ranks: the HTML view lists other processes with rows (a launcher)
+# first, then the 4 ranks' rows in rank order, each with its rank
+view_ranks() {
+	"$HT" view T -o v.html >view.out 2>&1 || fail "view failed: $(cat view.out)"
+	python3 - v.html <<'PY' || fail "the view's processes are not grouped by rank"
+import re, sys
+procs = re.findall(r'\{"pid":\d+,"ppid":\d+,"name":\d+,"cmd":\d+,(?:"rank":(\d+),"host":\d+,)?"tracks"',
+                   open(sys.argv[1]).read())
+print("view processes by rank:", procs)
+sys.exit(int(procs[-4:] != ["0", "1", "2", "3"] or any(procs[:-4])))
+PY
+	rm -f v.html
+}
+
 # run_job CMD...: runs the job (at most 120 s), its output in job.out
 run_job() {
 	timeout -k 5 120 "$@" >job.out 2>&1 &
@@ -115,6 +129,7 @@ launcher)
 	grep -q "trace written to 'T' (5 processes)" job.out ||
 		fail "the launcher and 4 ranks recorded: $(grep 'trace written' job.out)"
 	distributed_same 2 --format json
+	view_ranks
 	;;
 ranks)
 	run_job "${mpirun[@]}" -np 4 "${rec[@]}" "${args[@]}"
@@ -124,6 +139,7 @@ ranks)
 	distributed_same 3 --format csv
 	otf2_same
 	flows_same
+	view_ranks
 	;;
 timens)
 	unshare -T --monotonic 5 true 2>/dev/null ||
