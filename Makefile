@@ -2,7 +2,7 @@
 #   make demo    install deps, build, trace the bundled example, print `hetrace info`
 #   make check   install deps, build, run the whole CTest suite (what .ci/run runs)
 #   make build   build everything into build/
-#   make bench [BENCH=record|opencl|analysis|xpti|os|cuda]   run benchmarks (not pass/fail)
+#   make bench [BENCH=record|opencl|analysis|xpti|os|cuda|mpi]   run benchmarks (not pass/fail)
 #   make format  clang-format the C sources, generated files left out
 
 BUILD    ?= build

@@ -11,6 +11,7 @@ pkgs=(
 	babeltrace2 python3-bt2
 	lttng-tools liblttng-ust-dev
 	libotf2-trace-dev otf2-tools
+	openmpi-bin libopenmpi-dev util-linux
 	protobuf-compiler
 	libclang-14-dev
 	chromium

@@ -71,7 +71,7 @@ static void define(struct ht_proc_info *p, const struct ht_event *ev)
 {
 	union ht_ev_any u;
 
-	if (ev->sc != HT_SC_THREAD)
+	if (ev->sc != HT_SC_THREAD || ht_proc_mpi_define(&p->mpi, ev))
 		return;
 	if (ev->id == HT_EV_STRING_DEF &&
 	    ht_ev_string_def_get(&u.string_def, ev->payload, ev->size) >= 0) {
@@ -140,7 +140,8 @@ int ht_proc_info_load(struct ht_proc_info *p, const struct ht_trace_process *tp,
 
 	memset(p, 0, sizeof *p);
 	p->tp = tp;
-	p->pid = atoi(tp->name); /* "<pid>-<comm>", until process_info says */
+	/* "<pid>-<comm>" (under a part's directory), until process_info says */
+	p->pid = atoi(strrchr(tp->name, '/') ? strrchr(tp->name, '/') + 1 : tp->name);
 	p->stacks = calloc(1, sizeof *p->stacks);
 	if (!p->stacks) {
 		snprintf(err->file, sizeof err->file, "%s", tp->name);
@@ -182,6 +183,7 @@ void ht_proc_info_release(struct ht_proc_info *p)
 	if (p->stacks)
 		ht_stacks_release(p->stacks);
 	free(p->stacks);
+	ht_proc_mpi_release(&p->mpi);
 	memset(p, 0, sizeof *p);
 }
 

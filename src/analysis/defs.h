@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "analysis/stacks.h"
+#include "analysis/mpi_defs.h"
 #include "analysis/trace.h"
 
 /* A traced function as its fn_def describes it (fntable.h). */
@@ -41,6 +42,7 @@ struct ht_proc_info {
 	int os_status; /* the process noted its OS recording (on, off or partial) */
 	/* modules and calling contexts (stacks.h): the process stream's, then its samples' */
 	struct ht_stacks *stacks;
+	struct ht_proc_mpi mpi; /* an MPI rank's definitions (mpi_defs.h) */
 };
 
 /*

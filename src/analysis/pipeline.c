@@ -191,6 +191,8 @@ static int index_events(struct ht_pipe_stream *s, struct ht_pipe_slot *sl)
 	enum ht_stream_class sc = b->pk.sc;
 	unsigned int nclasses = ht_format_class_count[sc];
 	const struct ht_event_class *classes = ht_format_classes[sc];
+	/* an MPI rank's clock against the job's reference (mpi_defs.h); most have none */
+	const struct ht_clock_shift *shift = s->tp->shift.n ? &s->tp->shift : NULL;
 
 	memset(b->by_class, 0, sizeof b->by_class);
 	/* room for the most events the packet can hold: no check per event */
@@ -243,7 +245,7 @@ static int index_events(struct ht_pipe_stream *s, struct ht_pipe_slot *sl)
 			return fail(&sl->err, s->path, off, -EBADMSG, msg);
 		}
 		b->by_class[id & 31] += id < 32;
-		b->ev[b->n].ts = ts;
+		b->ev[b->n].ts = shift ? ht_clock_shift_apply(shift, ts) : ts;
 		b->ev[b->n].off = (uint32_t)pos;
 		b->ev[b->n].size = (uint16_t)n;
 		b->ev[b->n].id = (uint16_t)id;

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/mpi.h"
 #include "analysis/report.h"
+#include "analysis/report_parts.h"
 #include "analysis/timeline.h"
 #include "common/grow.h"
 
@@ -836,12 +838,16 @@ static int pass_threads(struct ht_report *r, struct ht_trace *t, struct ht_read_
 	rc = !c.ps || !c.threads || c.outside == NO_ROW ? -ENOMEM : 0;
 	for (unsigned int k = 0; k < t->nprocs && !rc; k++)
 		rc = proc_setup(&c, r, k);
+	if (!rc)
+		rc = ht_mpi_report_create(&r->mpi, &tl);
 	while (!rc && (rc = ht_timeline_next(&tl, &x)) > 0) {
 		struct proc_state *ps = &c.ps[x->proc];
 		struct thread *th = &c.threads[x->stream];
 		uint64_t ts = x->ts;
 
 		rc = ht_critpath_take(&r->cp, &tl, x);
+		if (rc >= 0 && r->mpi)
+			rc = ht_mpi_report_take(r->mpi, x);
 		if (rc < 0)
 			break;
 		if (x->kind == HT_TL_CPU_STATE)
@@ -949,6 +955,20 @@ int ht_report_compute(struct ht_trace *t, struct ht_report *r, struct ht_read_er
 {
 	int rc;
 
+	if (t->nparts > 1)
+		return ht_report_compute_parts(t, r, err);
+	rc = ht_report_compute_part(t, r, err);
+	if (!rc && r->mpi && (rc = ht_mpi_report_finish(r->mpi))) {
+		snprintf(err->msg, sizeof err->msg, "out of memory");
+		ht_report_release(r);
+	}
+	return rc;
+}
+
+int ht_report_compute_part(struct ht_trace *t, struct ht_report *r, struct ht_read_error *err)
+{
+	int rc;
+
 	memset(r, 0, sizeof *r);
 	rc = pass_devices(r, t, err);
 	for (unsigned int i = 0; i < r->ndevices && !rc; i++)
@@ -967,6 +987,7 @@ int ht_report_compute(struct ht_trace *t, struct ht_report *r, struct ht_read_er
 	}
 	for (unsigned int i = 0; i < r->ndevices; i++)
 		ht_table_sort(&r->devices[i].blame);
+	ht_mpi_report_part_done(r->mpi, r);
 	ht_table_sort(&r->api);
 	ht_table_sort(&r->regions);
 	ht_table_sort(&r->kernels);
@@ -998,5 +1019,6 @@ void ht_report_release(struct ht_report *r)
 		free(r->waits[i].name);
 	free(r->waits);
 	ht_critpath_release(&r->cp);
+	ht_mpi_report_destroy(r->mpi);
 	memset(r, 0, sizeof *r);
 }

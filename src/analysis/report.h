@@ -15,7 +15,7 @@
  *      preempted or blocked), and the CPU states inside blocking device
  *      calls (found by role: sync, or blocking with its flag set).
  * Any read error ends the computation with that error: no table is half
- * built.
+ * built. Pass C also feeds the MPI analysis (mpi.h).
  */
 #ifndef HT_REPORT_H
 #define HT_REPORT_H
@@ -97,6 +97,8 @@ struct ht_wait_row {
 	uint64_t with_os;	     /* calls of threads with CPU states */
 };
 
+struct ht_mpi_report;
+
 struct ht_report {
 	uint64_t events;
 	uint64_t first_ns, last_ns;
@@ -116,10 +118,21 @@ struct ht_report {
 	struct ht_wait_row *waits;
 	unsigned int nwaits;
 	struct ht_critpath cp; /* the critical path, from passes D and C's records */
+	struct ht_mpi_report *mpi; /* MPI ranks (mpi.h), NULL when no process is one */
 };
 
-/* Return: 0, or < 0 with err filled (and nothing computed: r is empty). */
+/*
+ * Return: 0, or < 0 with err filled (and nothing computed: r is empty). A
+ * job's trace of parts is computed part by part, in parallel, and merged
+ * (report_parts.c).
+ */
 int ht_report_compute(struct ht_trace *t, struct ht_report *r, struct ht_read_error *err);
+/*
+ * One recording's report: the whole of a trace without parts, or one part;
+ * the MPI analysis is left at its first step (mpi.h) for the caller to
+ * merge and finish.
+ */
+int ht_report_compute_part(struct ht_trace *t, struct ht_report *r, struct ht_read_error *err);
 void ht_report_release(struct ht_report *r);
 
 /*

@@ -1,6 +1,7 @@
 /*
  * Bounded-memory statistics (see stats.h).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,4 +113,33 @@ void ht_stats_release(struct ht_stats *s)
 	free(s->exact);
 	free(s->hist);
 	memset(s, 0, sizeof *s);
+}
+
+int ht_stats_merge(struct ht_stats *d, const struct ht_stats *s)
+{
+	if (!s->count)
+		return 0;
+	if (!d->hist && !s->hist && d->count + s->count <= HT_STATS_EXACT) {
+		if (!d->exact && !(d->exact = malloc(HT_STATS_EXACT * sizeof *d->exact)))
+			return -ENOMEM;
+		memcpy(d->exact + d->count, s->exact, s->count * sizeof *s->exact);
+	} else {
+		if (!d->hist)
+			to_histogram(d);
+		if (!d->hist)
+			return -ENOMEM;
+		if (s->hist)
+			for (unsigned int b = 0; b < HT_STATS_BUCKETS; b++)
+				d->hist[b] += s->hist[b];
+		else
+			for (uint64_t i = 0; i < s->count; i++)
+				d->hist[bucket(s->exact[i])]++;
+	}
+	if (!d->count || s->min < d->min)
+		d->min = s->min;
+	if (s->max > d->max)
+		d->max = s->max;
+	d->total += s->total;
+	d->count += s->count;
+	return 0;
 }

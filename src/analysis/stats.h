@@ -26,5 +26,11 @@ void ht_stats_add(struct ht_stats *s, uint64_t v);
 uint64_t ht_stats_quantile(struct ht_stats *s, double q);
 double ht_stats_mean(const struct ht_stats *s);
 void ht_stats_release(struct ht_stats *s);
+/*
+ * Adds src's samples to dst: the same statistics as adding them one by one
+ * (exact while both fit HT_STATS_EXACT together, else the histogram's).
+ * Return: 0, or -ENOMEM (dst unchanged).
+ */
+int ht_stats_merge(struct ht_stats *dst, const struct ht_stats *src);
 
 #endif

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/mpi_records.h"
 #include "analysis/timeline.h"
 #include "common/grow.h"
 #include "common/heap.h"
@@ -251,6 +252,16 @@ const struct ht_proc_info *ht_timeline_proc(const struct ht_timeline *tl, unsign
 	return &tl->defs[proc];
 }
 
+/*
+ * A host time from a payload as trace time: the process's clock shift (an
+ * MPI rank's offset against the job's reference clock, mpi_defs.h), which
+ * the pipeline applied to every event time already.
+ */
+static inline uint64_t host_ns(const struct ht_timeline *tl, unsigned int proc, uint64_t v)
+{
+	return ht_clock_shift_apply(&tl->trace->procs[proc].shift, v);
+}
+
 /* Every bounding pair of the device streams, then one map per (process, device). */
 static int sync_pass(struct ht_timeline *tl)
 {
@@ -274,14 +285,20 @@ static int sync_pass(struct ht_timeline *tl)
 				unsigned int n = 0;
 				union ht_ev_any u;
 
+				/* host times in payloads: shifted like event times (host_ns) */
 				if (e->id == HT_EV_DEVICE_COMMAND &&
 				    ht_ev_device_command_get(&u.device_command, b->buf + e->off,
-							     e->size) >= 0)
+							     e->size) >= 0) {
+					u.device_command.host_before = host_ns(
+					    tl, p.streams[s].proc, u.device_command.host_before);
 					n = ht_sync_samples_command(&u.device_command, e->ts, smp);
-				else if (e->id == HT_EV_CLOCK_PAIR &&
-					 ht_ev_clock_pair_get(&u.clock_pair, b->buf + e->off,
-							      e->size) >= 0)
+				} else if (e->id == HT_EV_CLOCK_PAIR &&
+					   ht_ev_clock_pair_get(&u.clock_pair, b->buf + e->off,
+								e->size) >= 0) {
+					u.clock_pair.host_ns =
+					    host_ns(tl, p.streams[s].proc, u.clock_pair.host_ns);
 					n = ht_sync_samples_pair(&u.clock_pair, smp);
+				}
 				for (unsigned int k = 0; k < n; k++) {
 					struct ht_tl_device *d = tl_device(tl, pid, smp[k].device);
 
@@ -333,6 +350,12 @@ int ht_timeline_open(struct ht_timeline *tl, struct ht_trace *t, const struct ht
 		case HT_EV_INSTANT:
 			none = skip & 1u << HT_TL_INSTANT ? NOOP_NONE : 0;
 			break;
+		case HT_EV_MPI_P2P:
+		case HT_EV_MPI_REQUEST:
+		case HT_EV_MPI_COLL:
+		case HT_EV_MPI_RMA:
+			none = skip & 1u << HT_TL_MPI ? NOOP_NONE : 0;
+			break;
 		case HT_EV_REGION_BEGIN:
 			none = skip & 1u << HT_TL_SLICE_BEGIN ? NOOP_REGION_BEGIN : 0;
 			break;
@@ -349,6 +372,10 @@ int ht_timeline_open(struct ht_timeline *tl, struct ht_trace *t, const struct ht
 		case HT_EV_QUEUE_INFO:
 		case HT_EV_MODULE_LOAD:
 		case HT_EV_MODULE_UNLOAD:
+		case HT_EV_MPI_RANK:
+		case HT_EV_MPI_COMM:
+		case HT_EV_MPI_WIN:
+		case HT_EV_MPI_CLOCK:
 			none = !tl->opts.meta || skip & 1u << HT_TL_DEFINITION ? NOOP_NONE : 0;
 			break;
 		case HT_EV_CPU_SAMPLE:
@@ -392,6 +419,8 @@ int ht_timeline_open(struct ht_timeline *tl, struct ht_trace *t, const struct ht
 		if (rc)
 			goto err;
 	}
+	/* MPI ranks of other nodes: their clocks against the reference, before any time is read */
+	ht_mpi_clock_shifts(t, tl->defs);
 	if (tl->opts.kinds & HT_PK_DEVICE) {
 		rc = sync_pass(tl);
 		if (rc)
@@ -447,6 +476,7 @@ void ht_timeline_close(struct ht_timeline *tl)
 		ht_clock_sync_release(&tl->devs[i].cs);
 	free(tl->devs);
 	free(tl->out);
+	ht_tl_mpi_release(tl->mpi);
 	memset(tl, 0, sizeof *tl);
 }
 
@@ -669,7 +699,7 @@ static int device_command(struct ht_timeline *tl, unsigned int si, uint64_t ts,
 		r->text = "device"; /* not described by the source */
 	r->status = c->status;
 	r->bytes = c->bytes;
-	r->host_before = c->host_before;
+	r->host_before = host_ns(tl, r->proc, c->host_before);
 	r->collected = ts;
 	memcpy(r->global, c->global, sizeof r->global);
 	memcpy(r->local, c->local, sizeof r->local);
@@ -890,7 +920,7 @@ static int take(struct ht_timeline *tl, unsigned int si, const struct ht_evref *
 			base(r, HT_TL_CLOCK_PAIR, tl, si, e->ts);
 			r->device = u.clock_pair.device;
 			r->cmd_kind = u.clock_pair.kind;
-			r->host_before = u.clock_pair.host_ns;
+			r->host_before = host_ns(tl, s->proc, u.clock_pair.host_ns);
 			r->queued =
 			    to_host(tl, r->pid, r->device, HT_DOM_DEVICE, u.clock_pair.device_ts);
 			*have = 1;
@@ -1014,12 +1044,12 @@ static int take(struct ht_timeline *tl, unsigned int si, const struct ht_evref *
 		if (ht_ev_cpu_state_get(&u.cpu_state, q, e->size) < 0 ||
 		    u.cpu_state.state >= HT_CPU_STATE_COUNT)
 			return 0;
-		base(r, HT_TL_CPU_STATE, tl, si, u.cpu_state.begin_ns);
+		base(r, HT_TL_CPU_STATE, tl, si, host_ns(tl, s->proc, u.cpu_state.begin_ns));
 		r->tid = u.cpu_state.tid;
 		r->cmd_kind = u.cpu_state.state;
 		r->name = ht_cpu_state_names[u.cpu_state.state];
 		r->category = "cpu_state";
-		r->end = u.cpu_state.end_ns;
+		r->end = host_ns(tl, s->proc, u.cpu_state.end_ns);
 		r->nargs = 1;
 		r->args[0].key = "cpu";
 		r->args[0].type = HT_TL_UINT;
@@ -1085,6 +1115,16 @@ static int take(struct ht_timeline *tl, unsigned int si, const struct ht_evref *
 		r->value = u.os_status.kind;
 		r->text = u.os_status.reason;
 		break;
+	case HT_EV_MPI_P2P:
+	case HT_EV_MPI_REQUEST:
+	case HT_EV_MPI_COLL:
+	case HT_EV_MPI_RMA: /* messages, collectives, one-sided accesses: mpi_records.c */
+		if (tl->opts.skip & (1u << HT_TL_MPI))
+			return 0;
+		base(r, HT_TL_MPI, tl, si, e->ts);
+		r->begin = s->depth ? s->stack[s->depth - 1].begin : e->ts; /* its MPI call's */
+		r->depth = (uint32_t)s->depth;
+		return ht_tl_mpi_take(tl, r, e->id, q, e->size, have);
 	default: /* definitions: loaded before the timeline started */
 		if (!tl->opts.meta || e->id >= HT_EV_THREAD_COUNT ||
 		    tl->opts.skip & (1u << HT_TL_DEFINITION))

@@ -13,6 +13,10 @@
  * clocksync.h) run over the device streams first, and pairs API begin/end
  * per thread.
  *
+ * Times: every host time is the trace's (CLOCK_MONOTONIC of the process,
+ * or for an MPI rank of another node, of the job's reference rank: the
+ * pipeline shifts event times, the timeline payload times, mpi_defs.h).
+ *
  * Order: records of one track (a thread, or a device queue) come in
  * non-decreasing time order; across tracks, device commands and CPU states
  * arrive later than the CPU records around them (they are collected after
@@ -101,6 +105,29 @@ enum ht_tl_kind {
 	 * name = the thread's name. child_exit: tid is the child's pid.
 	 */
 	HT_TL_TASK,
+	/*
+	 * MPI (mpi_records.c): a message endpoint, a collective, a one-sided
+	 * access, of an MPI rank's thread. cmd_kind = ht_tl_mpi_kind, name =
+	 * what it is ("send", "allreduce", ...), category "mpi", begin = the
+	 * begin of the MPI call it happened in, bytes, the mpi fields. The
+	 * rank's definitions (rank, communicators) are its process's
+	 * (ht_timeline_proc()->mpi).
+	 */
+	HT_TL_MPI,
+};
+
+/* What an HT_TL_MPI record is. */
+enum ht_tl_mpi_kind {
+	HT_TL_MPI_SEND,	      /* a blocking send started (its call began at `begin`) */
+	HT_TL_MPI_ISEND,      /* a nonblocking send posted, or a persistent one started */
+	HT_TL_MPI_ISEND_DONE, /* a nonblocking send completed (in the wait or test at `begin`) */
+	HT_TL_MPI_RECV,	      /* a blocking receive completed: actual source, tag, bytes */
+	HT_TL_MPI_IRECV_POST, /* a nonblocking receive posted (peer and tag as asked, -1 any) */
+	HT_TL_MPI_IRECV,      /* it completed: actual source, tag, bytes */
+	HT_TL_MPI_COLL,	      /* a collective ended: mpi.op, root in peer, bytes sent */
+	HT_TL_MPI_COLL_POST,  /* a nonblocking collective posted (mpi.request) */
+	HT_TL_MPI_RMA,	      /* a one-sided access: mpi.op, target in peer */
+	HT_TL_MPI_KIND_COUNT
 };
 
 enum ht_tl_arg_type {
@@ -159,6 +186,19 @@ struct ht_tl_record {
 	uint64_t host_before; /* its clock-sync bounds: host time before the enqueue (0 if */
 	uint64_t collected;   /* unknown) <= QUEUED, END <= when it was seen complete */
 	uint64_t global[3], local[3];
+	/* MPI records only (HT_TL_MPI): other records leave these unset */
+	struct ht_tl_mpi_fields {
+		uint64_t comm;	    /* the communicator's job-wide id (0 unknown; 1 world) */
+		uint64_t request;   /* nonblocking operations: the request handle */
+		uint64_t received;  /* collectives: bytes received (bytes: sent) */
+		int32_t peer;	    /* partner, root or target: its rank in comm (-1 none or any) */
+		int32_t peer_world; /* the same as a world rank (-1 unknown) */
+		int32_t tag;
+		int32_t rank;	   /* this process's world rank */
+		int32_t comm_rank; /* its rank in comm (-1 unknown) */
+		uint8_t op;	   /* collectives: ht_mpi_coll_op; one-sided: ht_mpi_rma_op */
+		uint8_t cancelled;
+	} mpi;
 	struct ht_tl_arg args[HT_TL_ARGS];
 	/* memory-access records only (HT_TL_MEM_*): other records leave these unset */
 	struct {
@@ -170,6 +210,7 @@ struct ht_tl_record {
 };
 
 struct ht_tl_device; /* per (process, device): clock map */
+struct ht_tl_mpi;    /* MPI requests and communicators (mpi_records.c) */
 struct ht_tl_proc;   /* per process: reorder state */
 struct ht_tl_stream; /* per stream: position, announcements, open API calls */
 
@@ -209,6 +250,7 @@ struct ht_timeline {
 	uint64_t reorder_overflows;
 	uint64_t reorder_expired; /* enqueues whose command never came */
 	uint64_t device_commands;
+	struct ht_tl_mpi *mpi; /* created at the first MPI record */
 	struct ht_read_error err;
 };
 

@@ -12,6 +12,7 @@
 
 #include "common/io.h"
 #include "analysis/trace.h"
+#include "common/grow.h"
 
 static int fail(struct ht_read_error *err, const char *file, uint64_t off, int code,
 		const char *msg)
@@ -120,41 +121,38 @@ static int list_streams(struct ht_trace_process *p)
 	return 0;
 }
 
-int ht_trace_open(struct ht_trace **out, const char *path, struct ht_read_error *err)
+/*
+ * Adds the processes of the directory dfd (the trace, or a part of it:
+ * prefix "NAME/") to t. Return: 0, or < 0 with err filled.
+ */
+static int add_processes(struct ht_trace *t, int dfd, const char *dir, const char *prefix,
+			 unsigned int part, size_t *cap, struct ht_read_error *err)
 {
-	struct ht_trace *t = calloc(1, sizeof *t);
-	DIR *d = NULL;
+	int fd = dup(dfd), r = 0;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *de;
-	unsigned int cap = 0;
-	int r, fd;
 
-	if (!t)
-		return -ENOMEM;
-	snprintf(t->path, sizeof t->path, "%s", path);
-	t->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (t->fd < 0) {
-		r = fail(err, path, HT_NO_OFFSET, -errno, strerror(errno));
-		goto err;
-	}
-	fd = dup(t->fd);
-	d = fd >= 0 ? fdopendir(fd) : NULL;
 	if (!d) {
-		r = fail(err, path, HT_NO_OFFSET, -errno, strerror(errno));
-		goto err;
+		r = fail(err, dir, HT_NO_OFFSET, -errno, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return r;
 	}
+	rewinddir(d); /* a dup shares its offset with dfd's earlier scans */
 	while ((de = readdir(d))) {
-		struct ht_trace_process p = {.fd = -1};
+		struct ht_trace_process p = {.fd = -1, .part = part};
 		char file[4400];
 
 		if (de->d_name[0] == '.')
 			continue;
-		p.fd = openat(t->fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		p.fd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (p.fd < 0)
 			continue; /* not a directory */
-		snprintf(file, sizeof file, "%s/%s/metadata", path, de->d_name);
+		snprintf(file, sizeof file, "%s/%s/metadata", dir, de->d_name);
 		r = read_metadata(p.fd, p.uuid);
 		if (r == 1) {
 			close(p.fd);
+			r = 0;
 			continue;
 		}
 		if (r < 0) {
@@ -166,31 +164,109 @@ int ht_trace_open(struct ht_trace **out, const char *path, struct ht_read_error 
 				     ? "a CTF export (hetrace export --format ctf), not a "
 				       "recording: read it with babeltrace2 or Trace Compass"
 				     : strerror(-r));
-			goto err;
+			break;
 		}
-		snprintf(p.name, sizeof p.name, "%s", de->d_name);
+		snprintf(p.name, sizeof p.name, "%s%s", prefix, de->d_name);
 		r = list_streams(&p);
 		if (r) {
 			close(p.fd);
 			r = fail(err, file, HT_NO_OFFSET, r, strerror(-r));
-			goto err;
+			break;
 		}
-		if (t->nprocs == cap) {
-			cap = cap ? cap * 2 : 8;
-			void *n = realloc(t->procs, cap * sizeof *t->procs);
-
-			if (!n) {
-				close(p.fd);
-				free(p.streams);
-				r = -ENOMEM;
-				goto err;
-			}
-			t->procs = n;
+		if (ht_grow((void **)&t->procs, cap, sizeof *t->procs, t->nprocs + 1)) {
+			close(p.fd);
+			free(p.streams);
+			r = -ENOMEM;
+			break;
 		}
 		t->procs[t->nprocs++] = p;
 	}
 	closedir(d);
-	d = NULL;
+	return r;
+}
+
+static int cmp_parts(const void *a, const void *b)
+{
+	const struct ht_trace_part *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * A trace of parts: the parts its index lists (layout=parts), each opened
+ * when its directory exists. Return: 1 (parts read into t), 0 (not a trace
+ * of parts), < 0 with err filled.
+ */
+static int open_parts(struct ht_trace *t, struct ht_read_error *err)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t cap = 0;
+	int r = ht_trace_index_read(t->fd, &text);
+
+	if (r)
+		return r == -ENOENT ? 0 : fail(err, t->path, HT_NO_OFFSET, r, strerror(-r));
+	if (!strstr(text, "\nlayout=parts\n") && strncmp(text, "layout=parts\n", 13)) {
+		free(text);
+		return 0;
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct ht_trace_part p = {.fd = -1};
+		int n = 0;
+
+		if (strncmp(line, "part=", 5) ||
+		    sscanf(line, "part=%127s rank=%d host=%71s%n", p.name, &p.rank, p.host, &n) <
+			3 ||
+		    strchr(p.name, '/') || p.name[0] == '.')
+			continue; /* not a part line (or one naming no directory of T) */
+		p.fd = openat(t->fd, p.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (p.fd < 0)
+			continue; /* listed, but the rank never started recording */
+		if (ht_grow((void **)&t->parts, &cap, sizeof *t->parts, t->nparts + 1)) {
+			close(p.fd);
+			free(text);
+			return fail(err, t->path, HT_NO_OFFSET, -ENOMEM, "out of memory");
+		}
+		t->parts[t->nparts++] = p;
+	}
+	free(text);
+	if (t->nparts)
+		qsort(t->parts, t->nparts, sizeof *t->parts, cmp_parts);
+	return 1;
+}
+
+int ht_trace_open(struct ht_trace **out, const char *path, struct ht_read_error *err)
+{
+	struct ht_trace *t = calloc(1, sizeof *t);
+	size_t cap = 0;
+	int r;
+
+	if (!t)
+		return -ENOMEM;
+	snprintf(t->path, sizeof t->path, "%s", path);
+	t->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (t->fd < 0) {
+		r = fail(err, path, HT_NO_OFFSET, -errno, strerror(errno));
+		goto err;
+	}
+	r = open_parts(t, err);
+	if (r < 0)
+		goto err;
+	if (r == 0) {
+		r = add_processes(t, t->fd, path, "", 0, &cap, err);
+		if (r)
+			goto err;
+	}
+	for (unsigned int i = 0; i < t->nparts; i++) {
+		char dir[4400], prefix[136];
+
+		snprintf(dir, sizeof dir, "%s/%s", path, t->parts[i].name);
+		snprintf(prefix, sizeof prefix, "%s/", t->parts[i].name);
+		r = add_processes(t, t->parts[i].fd, dir, prefix, i, &cap, err);
+		if (r)
+			goto err;
+	}
 	if (t->nprocs == 0) {
 		r = fail(err, path, HT_NO_OFFSET, -ENOENT,
 			 "not a hetrace trace (no process directory with a metadata file)");
@@ -200,8 +276,6 @@ int ht_trace_open(struct ht_trace **out, const char *path, struct ht_read_error 
 	*out = t;
 	return 0;
 err:
-	if (d)
-		closedir(d);
 	ht_trace_close(t);
 	return r;
 }
@@ -215,9 +289,68 @@ void ht_trace_close(struct ht_trace *t)
 		free(t->procs[i].streams);
 	}
 	free(t->procs);
+	for (unsigned int i = 0; i < t->nparts; i++)
+		close(t->parts[i].fd);
+	free(t->parts);
 	if (t->fd >= 0)
 		close(t->fd);
 	free(t);
+}
+
+int ht_trace_index_read(int dfd, char **text)
+{
+	int fd = openat(dfd, HT_INDEX_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT : -errno;
+	for (;;) {
+		ssize_t got;
+
+		if (ht_grow((void **)&buf, &cap, 1, n + 16385)) {
+			close(fd);
+			free(buf);
+			return -ENOMEM;
+		}
+		got = read(fd, buf + n, cap - n - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			int e = got < 0 ? errno : 0;
+
+			close(fd);
+			if (e) {
+				free(buf);
+				return -e;
+			}
+			break;
+		}
+		n += (size_t)got;
+	}
+	buf[n] = '\0';
+	*text = buf;
+	return 0;
+}
+
+/* The nth (from 0) `key=` in the index of directory dfd, into buf. Return: 0, or -ENOENT. */
+static int index_get(int dfd, const char *key, unsigned int nth, char *buf, size_t cap)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t klen = strlen(key);
+	int r = -ENOENT;
+
+	if (ht_trace_index_read(dfd, &text))
+		return -ENOENT;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, key, klen) && line[klen] == '=' && !nth--) {
+			snprintf(buf, cap, "%s", line + klen + 1);
+			r = 0;
+			break;
+		}
+	}
+	free(text);
+	return r;
 }
 
 int ht_trace_index_get(const struct ht_trace *t, const char *key, char *buf, size_t cap)
@@ -228,26 +361,15 @@ int ht_trace_index_get(const struct ht_trace *t, const char *key, char *buf, siz
 int ht_trace_index_get_nth(const struct ht_trace *t, const char *key, unsigned int nth, char *buf,
 			   size_t cap)
 {
-	int fd = openat(t->fd, HT_INDEX_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	char data[16384];
-	ssize_t n;
-	size_t klen = strlen(key);
-	char *line, *save = NULL;
+	if (!index_get(t->fd, key, nth, buf, cap))
+		return 0;
+	return t->nparts ? index_get(t->parts[0].fd, key, nth, buf, cap) : -ENOENT;
+}
 
-	if (fd < 0)
-		return -ENOENT;
-	n = read(fd, data, sizeof data - 1);
-	close(fd);
-	if (n <= 0)
-		return -ENOENT;
-	data[n] = '\0';
-	for (line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (!strncmp(line, key, klen) && line[klen] == '=' && !nth--) {
-			snprintf(buf, cap, "%s", line + klen + 1);
-			return 0;
-		}
-	}
-	return -ENOENT;
+int ht_trace_part_index_get(const struct ht_trace *t, unsigned int i, const char *key, char *buf,
+			    size_t cap)
+{
+	return i < t->nparts ? index_get(t->parts[i].fd, key, 0, buf, cap) : -ENOENT;
 }
 
 int ht_stream_reader_open(struct ht_stream_reader *r, const struct ht_trace_process *p,

@@ -24,6 +24,7 @@
 #include "analysis/finalize.h"
 #include "cli/cli.h"
 #include "cli/record_dir.h"
+#include "cli/record_mpi.h"
 #include "ring/consumer.h"
 #include "core/clock.h"
 #include "core/config.h"
@@ -39,8 +40,8 @@ static const char usage[] =
 	"  -o, --output DIR      trace directory (default: hetrace-YYYYmmdd-HHMMSS)\n"
 	"  -f, --force           replace an earlier trace in DIR (only what hetrace\n"
 	"                        wrote: anything else there is refused)\n"
-	"      --api LIST        sources to enable, comma-separated: opencl,cuda,nvtx,xpti\n"
-	"                        (default: all that the program uses)\n"
+	"      --api LIST        sources to enable, comma-separated: opencl,cuda,nvtx,xpti,\n"
+	"                        mpi (default: all that the program uses)\n"
 	"      --mode MODE       discard (default): drop and count events when no space is\n"
 	"                        left; block: wait for space first (10 s in all)\n"
 	"      --buffer SIZE     sub-buffer (packet) size, a power of two from 16K to 16M\n"
@@ -222,16 +223,19 @@ static int api_enabled(const char *api, const char *name)
 
 /*
  * LD_PRELOAD: the recorder, then each source interposer that is built and
- * enabled (libhetrace-preload.so always: exec interposer, OS source), then
+ * enabled (libhetrace-preload.so always: exec interposer, OS source; the
+ * MPI interposer where the command may run MPI: record_mpi.c), then
  * whatever the user preloaded already.
  */
-static int set_preload(const char *libdir, const char *api)
+static int set_preload(const char *libdir, const char *api, const char *cmd)
 {
 	static const struct {
 		const char *api, *lib;
+		int (*wanted)(const char *cmd);
 	} sources[] = {
-	    {NULL, "libhetrace-preload.so"},
-	    {"opencl", "libhetrace-opencl.so"},
+	    {NULL, "libhetrace-preload.so", NULL},
+	    {"opencl", "libhetrace-opencl.so", NULL},
+	    {"mpi", "libhetrace-mpi.so", ht_record_wants_mpi},
 	};
 	const char *old = getenv("LD_PRELOAD");
 	char v[8192], lib[PATH_MAX + 64];
@@ -240,7 +244,9 @@ static int set_preload(const char *libdir, const char *api)
 	n = (size_t)snprintf(v, sizeof v, "%s/libhetrace.so.0", libdir);
 	for (size_t i = 0; i < sizeof sources / sizeof sources[0]; i++) {
 		snprintf(lib, sizeof lib, "%s/%s", libdir, sources[i].lib);
-		if ((!sources[i].api || api_enabled(api, sources[i].api)) && access(lib, R_OK) == 0)
+		if ((!sources[i].api || api_enabled(api, sources[i].api)) && access(lib, R_OK) == 0 &&
+		    (!sources[i].wanted || (api && api_enabled(api, sources[i].api)) ||
+		     sources[i].wanted(cmd)))
 			n += (size_t)snprintf(v + n, sizeof v - n, ":%s", lib);
 	}
 	if (old && *old)
@@ -387,6 +393,7 @@ int ht_cmd_record(int argc, char **argv)
 	char osmsg[512];
 	unsigned int salvaged = 0, untraced;
 	int notices;
+	struct ht_record_part part;
 	ssize_t n;
 	int child_errno = 0;
 
@@ -503,13 +510,20 @@ int ht_cmd_record(int argc, char **argv)
 		so.ncounters = nc;
 	}
 	if (api && !valid_api_list(api, bad, sizeof bad))
-		return ht_usage_error("record",
-				      "--api: unknown source '%s' (known: opencl, cuda, "
-				      "nvtx, xpti)",
+		return ht_usage_error("record", "--api: unknown source '%s' (known: opencl, cuda, "
+						"nvtx, xpti, mpi)",
 				      bad);
 	if (find_libdir(libdir, sizeof libdir))
 		return ht_error("cannot find libhetrace.so.0 next to the hetrace command "
 				"(expected in <bindir>/../lib); reinstall or rebuild hetrace");
+	if (ht_record_part_setup(out, force, &part))
+		return 1;
+	if (part.active && !out)
+		return ht_usage_error("record", "under an MPI launcher (%s), -o DIR is needed: "
+						"every rank records its part of the same DIR",
+				      part.var);
+	if (part.active)
+		out = part.path; /* this rank's part of the job's trace */
 	if (!out) {
 		time_t now = time(NULL);
 		struct tm tm;
@@ -536,12 +550,14 @@ int ht_cmd_record(int argc, char **argv)
 		return ht_error("cannot resolve '%s': %s", out, strerror(errno));
 	}
 	code = write_index(dfd, argc - optind, argv + optind, clock, hz);
+	if (!code)
+		ht_record_part_note(dfd, &part);
 	if (code) {
 		close(dfd);
 		return ht_error("cannot write to trace directory '%s': %s", out, strerror(-code));
 	}
 
-	if (set_preload(libdir, api)) {
+	if (set_preload(libdir, api, argv[optind])) {
 		close(dfd);
 		return ht_error("LD_PRELOAD is too long to add the recorder to it");
 	}

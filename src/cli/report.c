@@ -18,6 +18,7 @@
 #include "cli/cli.h"
 #include "memtrace/cli.h"
 #include "cli/report_callpaths.h"
+#include "cli/report_mpi.h"
 
 enum fmt { TEXT, CSV, JSON };
 
@@ -249,6 +250,7 @@ static void text_report(const char *dir, struct ht_report *r)
 	}
 	text_cpu(r);
 	text_critical_path(r);
+	ht_report_mpi_print(r, HT_REPORT_MPI_TEXT);
 }
 
 static void text_cpu(struct ht_report *r)
@@ -469,6 +471,7 @@ static void csv_report(struct ht_report *r)
 	ht_csv_str(stdout, r->cpu.note);
 	putchar('\n');
 	csv_critical_path(&r->cp);
+	ht_report_mpi_print(r, HT_REPORT_MPI_CSV);
 }
 
 /* ---- json ---- */
@@ -637,6 +640,7 @@ static void json_report(const char *dir, struct ht_report *r, const struct ht_me
 	json_critical_path(&r->cp);
 	memory_access(JSON, mem);
 	ht_report_callpaths_json(cp);
+	ht_report_mpi_print(r, HT_REPORT_MPI_JSON);
 	printf("}\n");
 }
 
@@ -851,7 +855,11 @@ int ht_cmd_report(int argc, char **argv)
 				strcmp(err.file, dir) ? ": " : "", err.msg);
 	memset(&mem, 0, sizeof mem);
 	memset(&cp, 0, sizeof cp);
-	rc = ht_report_compute(t, &r, &err);
+	rc = ht_report_mpi_compute(t, &r, &err);
+	if (rc > 0) { /* mpirun -np K hetrace report: rank 0 prints */
+		ht_trace_close(t);
+		return 0;
+	}
 	if (!rc)
 		rc = ht_mem_report_compute(t, &mem, &err);
 	if (!rc)

@@ -61,7 +61,7 @@ int ht_parse_size(const char *s, size_t *out)
 
 int ht_config_api_known(const char *name, size_t len)
 {
-	static const char *const names[] = {"opencl", "cuda", "nvtx", "xpti"};
+	static const char *const names[] = {"opencl", "cuda", "nvtx", "xpti", "mpi"};
 
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (len == strlen(names[i]) && !strncmp(name, names[i], len))
@@ -168,11 +168,10 @@ void ht_config_load(struct ht_config *c)
 		size_t len = strcspn(p, ",");
 
 		if (!ht_config_api_known(p, len))
-			fprintf(
-			    stderr,
-			    "hetrace: ignoring '%.*s' in HETRACE_API='%s': expected opencl, cuda, "
-			    "nvtx or xpti\n",
-			    (int)len, p, v);
+			fprintf(stderr,
+				"hetrace: ignoring '%.*s' in HETRACE_API='%s': expected opencl, cuda, "
+				"nvtx, xpti or mpi\n",
+				(int)len, p, v);
 		p += len + (p[len] == ',');
 	}
 

@@ -348,6 +348,17 @@ HT_EXPORT void ht_emit_discarded(uint64_t count)
 		s->discarded += count;
 }
 
+HT_EXPORT struct ht_stream *ht_emit_thread_stream(size_t payload)
+{
+	struct ht_stream *s = ht_tls_stream;
+
+	if (__builtin_expect((uintptr_t)s > (uintptr_t)HT_TLS_DEAD &&
+				 ht_stream_has_room(s, HT_EH_MAX_SIZE + payload),
+			     1))
+		return s;
+	return ht_session_prepare(payload);
+}
+
 HT_EXPORT uint64_t ht_now_ns(void)
 {
 	return ht_clock_mono_ns();

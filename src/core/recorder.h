@@ -49,6 +49,13 @@ void ht_emit_discarded(uint64_t count);
  * (XPTI, NVTX) call this first.
  */
 void ht_emit_call_stack(int mode);
+/*
+ * For a source that writes event classes of its own (the MPI interposer)
+ * with HT_WRITE (core/session.h): the calling thread's stream with room for
+ * one event of `payload` bytes. Return: the stream, or NULL when the event
+ * is dropped (counted).
+ */
+struct ht_stream *ht_emit_thread_stream(size_t payload);
 
 /* Process-wide definitions (written to the process stream). */
 void ht_emit_device_info(uint32_t device, enum ht_device_type type, const char *name,

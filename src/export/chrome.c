@@ -18,6 +18,8 @@
  * - a flow ("s" inside the enqueue call, "f" with bp "e" inside the
  *   command) links each enqueue to its device command, in whichever order
  *   the two arrive;
+ * - MPI messages are flows too ("s" inside the send, "f" inside the call
+ *   the receive completed in: mpi_flows.h);
  * - every string from the trace goes through ht_json_str (escape.h).
  */
 #include <errno.h>
@@ -30,6 +32,7 @@
 #include "analysis/timeline.h"
 #include "export/export.h"
 #include "export/export_tracks.h"
+#include "export/mpi_flows.h"
 #include "common/grow.h"
 
 #define QUEUE_TID_BASE 0x40000000
@@ -65,6 +68,7 @@ struct ch {
 	struct ht_map threads; /* pid << 32 | tid -> struct ch_thread * */
 	struct ht_map queues;  /* struct ch_queue_key -> struct ch_queue * */
 	struct ht_map flows; /* flow id -> struct ch_flow *: one side seen, waiting for the other */
+	struct ht_mpi_flows mpi;
 };
 
 /*
@@ -224,6 +228,20 @@ static int flow_side(struct ch *c, uint64_t id, int device, int32_t pid, int32_t
 	w->pid = pid;
 	w->tid = tid;
 	w->ts = ts;
+	return 0;
+}
+
+/* An MPI message's side: the flow's "s" in the send, its "f" where the receive completed. */
+static int mpi_flow(struct ch *c, const struct ht_tl_record *r)
+{
+	uint64_t id;
+	int side = ht_mpi_flow(&c->mpi, r, &id);
+
+	if (side <= 0)
+		return side;
+	ev_open(c, side == HT_MPI_FLOW_START ? "s" : "f", "message", "mpi", r->pid, r->tid, r->ts);
+	fprintf(c->f, "%s,\"id\":\"%" PRIx64 "\"}", side == HT_MPI_FLOW_END ? ",\"bp\":\"e\"" : "",
+		id);
 	return 0;
 }
 
@@ -448,6 +466,8 @@ static int record(struct ch *c, const struct ht_tl_record *r)
 		return device_command(c, r);
 	case HT_TL_CPU_STATE:
 		return cpu_state(c, r);
+	case HT_TL_MPI:
+		return mpi_flow(c, r);
 	case HT_TL_LOST:
 		ev_open(c, "i", "hetrace: events lost", "hetrace", r->pid, r->tid ? r->tid : r->pid,
 			r->ts);
@@ -514,5 +534,6 @@ int ht_export_chrome(struct ht_trace *t, FILE *f, struct ht_read_error *err)
 	ht_export_map_destroy(&c.threads, thread_free);
 	ht_export_map_destroy(&c.queues, queue_free);
 	ht_export_map_destroy(&c.flows, free);
+	ht_mpi_flows_release(&c.mpi);
 	return rc;
 }

@@ -111,6 +111,26 @@ struct metric {
 	OTF2_Type type;
 };
 
+/* MPI (mpi_*() below): communicators by job-wide id, ranks' locations. */
+struct mpi_comm {
+	uint64_t id;
+	int32_t *world; /* world rank by rank in the communicator, -1 unknown */
+	uint32_t n;
+	size_t cap;
+	uint32_t name; /* string ref */
+};
+
+struct ox_mpi {
+	struct mpi_comm *comms; /* OTF2 comm ref i = comms[i] */
+	uint32_t ncomms;
+	size_t capcomms;
+	uint32_t *rank_loc; /* location + 1 of each world rank's MPI calls (0: none) */
+	size_t nrank_loc, caprank_loc;
+	uint32_t *members; /* the locations group: locations of ranks 0.. that have one */
+	uint32_t nmembers;
+	uint32_t locations_name, comm_group_name;
+};
+
 struct ox {
 	OTF2_Archive *ar;
 	struct ht_timeline tl;
@@ -139,6 +159,7 @@ struct ox {
 	uint64_t dropped;		/* records with times past HT_TIME_LIMIT_NS */
 	uint64_t unmatched, unfinished; /* Leaves without Enter; Enters without Leave */
 	OTF2_Paradigm accel_paradigm;
+	struct ox_mpi mpi;
 	int frozen; /* strings written: no new ones */
 	int rc;	    /* first error */
 	struct ht_read_error *err;
@@ -586,6 +607,234 @@ static void device(struct ox *o, const struct ht_tl_record *r)
 		fail(o, -ENOMEM, "out of memory");
 }
 
+/* ---- MPI: communicators, messages, collectives ---- */
+
+/* The OTF2 comm ref of job-wide communicator id (created at its first use). */
+static uint32_t mpi_comm_ref(struct ox *o, uint64_t id)
+{
+	struct ox_mpi *m = &o->mpi;
+	char k[40];
+	int created;
+	uint32_t c;
+
+	snprintf(k, sizeof k, "c:%" PRIu64, id);
+	c = key_index(o, k, m->ncomms, &created);
+	if (created) {
+		if (GROW(m, comms, ncomms, capcomms))
+			return fail(o, -ENOMEM, "out of memory"), UINT32_MAX;
+		memset(&m->comms[c], 0, sizeof m->comms[c]);
+		m->comms[c].id = id;
+		m->ncomms++;
+	}
+	return c;
+}
+
+/* Notes that world rank `world` is rank `rank` of communicator c. */
+static void mpi_member(struct ox *o, uint32_t c, int32_t rank, int32_t world)
+{
+	struct mpi_comm *mc = &o->mpi.comms[c];
+
+	if (rank < 0 || world < 0)
+		return;
+	if (ht_grow((void **)&mc->world, &mc->cap, sizeof *mc->world, (size_t)rank + 1)) {
+		fail(o, -ENOMEM, "out of memory");
+		return;
+	}
+	while (mc->n <= (uint32_t)rank)
+		mc->world[mc->n++] = -1;
+	mc->world[rank] = world;
+}
+
+static const OTF2_CollectiveOp coll_ops[HT_MPI_COLL_OP_COUNT] = {
+    [HT_MPI_COLL_BARRIER] = OTF2_COLLECTIVE_OP_BARRIER,
+    [HT_MPI_COLL_BCAST] = OTF2_COLLECTIVE_OP_BCAST,
+    [HT_MPI_COLL_GATHER] = OTF2_COLLECTIVE_OP_GATHER,
+    [HT_MPI_COLL_GATHERV] = OTF2_COLLECTIVE_OP_GATHERV,
+    [HT_MPI_COLL_SCATTER] = OTF2_COLLECTIVE_OP_SCATTER,
+    [HT_MPI_COLL_SCATTERV] = OTF2_COLLECTIVE_OP_SCATTERV,
+    [HT_MPI_COLL_ALLGATHER] = OTF2_COLLECTIVE_OP_ALLGATHER,
+    [HT_MPI_COLL_ALLGATHERV] = OTF2_COLLECTIVE_OP_ALLGATHERV,
+    [HT_MPI_COLL_ALLTOALL] = OTF2_COLLECTIVE_OP_ALLTOALL,
+    [HT_MPI_COLL_ALLTOALLV] = OTF2_COLLECTIVE_OP_ALLTOALLV,
+    [HT_MPI_COLL_ALLTOALLW] = OTF2_COLLECTIVE_OP_ALLTOALLW,
+    [HT_MPI_COLL_REDUCE] = OTF2_COLLECTIVE_OP_REDUCE,
+    [HT_MPI_COLL_ALLREDUCE] = OTF2_COLLECTIVE_OP_ALLREDUCE,
+    [HT_MPI_COLL_REDUCE_SCATTER] = OTF2_COLLECTIVE_OP_REDUCE_SCATTER,
+    [HT_MPI_COLL_REDUCE_SCATTER_BLOCK] = OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK,
+    [HT_MPI_COLL_SCAN] = OTF2_COLLECTIVE_OP_SCAN,
+    [HT_MPI_COLL_EXSCAN] = OTF2_COLLECTIVE_OP_EXSCAN,
+};
+
+/*
+ * An HT_TL_MPI record as OTF2's MPI event records, on the thread's
+ * location inside its call's Enter/Leave: sends and receives with the peer
+ * as a rank of the communicator, nonblocking ones with their request, a
+ * collective as CollectiveBegin at its call's begin and CollectiveEnd at
+ * its end. One-sided accesses have no OTF2 MPI record here (their calls
+ * are regions like any other).
+ */
+static void mpi_event(struct ox *o, const struct ht_tl_record *r)
+{
+	const struct ht_tl_mpi_fields *f = &r->mpi;
+	struct loc *l = thread_loc(o, r->pid, r->tid);
+	uint32_t c = l ? mpi_comm_ref(o, f->comm) : UINT32_MAX;
+	uint32_t peer = f->peer >= 0 ? (uint32_t)f->peer : OTF2_UNDEFINED_UINT32;
+	uint32_t tag = (uint32_t)f->tag;
+	OTF2_EvtWriter *w;
+
+	if (o->rc || c == UINT32_MAX)
+		return;
+	w = l->w;
+	mpi_member(o, c, f->comm_rank, f->rank);
+	if (f->rank >= 0 && !o->rc) {
+		size_t k = (size_t)f->rank;
+
+		if (ht_grow((void **)&o->mpi.rank_loc, &o->mpi.caprank_loc, sizeof *o->mpi.rank_loc,
+			    k + 1))
+			return (void)fail(o, -ENOMEM, "out of memory");
+		while (o->mpi.nrank_loc <= k)
+			o->mpi.rank_loc[o->mpi.nrank_loc++] = 0;
+		if (!o->mpi.rank_loc[k])
+			o->mpi.rank_loc[k] = (uint32_t)(l - o->locs) + 1;
+	}
+	switch ((enum ht_tl_mpi_kind)r->cmd_kind) {
+	case HT_TL_MPI_SEND:
+		ok(o, OTF2_EvtWriter_MpiSend(w, NULL, stamp(o, l, r->ts), peer, c, tag, r->bytes),
+		   "MpiSend");
+		break;
+	case HT_TL_MPI_ISEND:
+		ok(o,
+		   OTF2_EvtWriter_MpiIsend(w, NULL, stamp(o, l, r->ts), peer, c, tag, r->bytes,
+					   f->request),
+		   "MpiIsend");
+		break;
+	case HT_TL_MPI_ISEND_DONE:
+		ok(o, OTF2_EvtWriter_MpiIsendComplete(w, NULL, stamp(o, l, r->ts), f->request),
+		   "MpiIsendComplete");
+		break;
+	case HT_TL_MPI_RECV:
+		ok(o, OTF2_EvtWriter_MpiRecv(w, NULL, stamp(o, l, r->ts), peer, c, tag, r->bytes),
+		   "MpiRecv");
+		break;
+	case HT_TL_MPI_IRECV_POST:
+		ok(o, OTF2_EvtWriter_MpiIrecvRequest(w, NULL, stamp(o, l, r->ts), f->request),
+		   "MpiIrecvRequest");
+		break;
+	case HT_TL_MPI_IRECV:
+		ok(o,
+		   OTF2_EvtWriter_MpiIrecv(w, NULL, stamp(o, l, r->ts), peer, c, tag, r->bytes,
+					   f->request),
+		   "MpiIrecv");
+		break;
+	case HT_TL_MPI_COLL:
+		if (f->op >= HT_MPI_COLL_OP_COUNT)
+			break;
+		ok(o, OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, stamp(o, l, r->begin)),
+		   "MpiCollectiveBegin");
+		ok(o,
+		   OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, stamp(o, l, r->ts), coll_ops[f->op], c,
+						   peer, r->bytes, f->received),
+		   "MpiCollectiveEnd");
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * Before the strings are written: every rank's communicators from its
+ * definitions (its rank in each), their names, and the locations group
+ * (the locations of the ranks' MPI calls, in world rank order).
+ */
+static void mpi_prepare(struct ox *o)
+{
+	struct ox_mpi *m = &o->mpi;
+	char name[64];
+
+	if (!m->ncomms)
+		return;
+	for (unsigned int k = 0; k < o->tl.trace->nprocs && !o->rc; k++) {
+		const struct ht_proc_mpi *pm = &ht_timeline_proc(&o->tl, k)->mpi;
+
+		for (size_t i = 0; pm->is_rank && i < pm->ncomms && !o->rc; i++) {
+			uint32_t c = mpi_comm_ref(o, pm->comms[i].id);
+
+			if (c != UINT32_MAX)
+				mpi_member(o, c, pm->comms[i].rank, pm->rank);
+		}
+	}
+	m->members = calloc(m->nrank_loc ? m->nrank_loc : 1, sizeof *m->members);
+	if (!m->members)
+		return (void)fail(o, -ENOMEM, "out of memory");
+	for (size_t k = 0; k < m->nrank_loc; k++)
+		if (m->rank_loc[k])
+			m->members[m->nmembers++] = m->rank_loc[k] - 1;
+	for (uint32_t c = 0; c < m->ncomms && !o->rc; c++) {
+		if (m->comms[c].id == 1)
+			snprintf(name, sizeof name, "MPI_COMM_WORLD");
+		else
+			snprintf(name, sizeof name, "communicator %" PRIu64, m->comms[c].id);
+		m->comms[c].name = str_ref(o, name);
+	}
+	m->locations_name = str_ref(o, "MPI ranks");
+	m->comm_group_name = str_ref(o, "");
+}
+
+/*
+ * After the locations: group 0 the ranks' locations (OTF2's COMM_LOCATIONS,
+ * so world rank k is member k where every rank has one), then per
+ * communicator a group of its members' world ranks and the Comm.
+ */
+static void mpi_write_defs(struct ox *o, OTF2_GlobalDefWriter *g)
+{
+	struct ox_mpi *m = &o->mpi;
+	uint64_t *members;
+
+	if (!m->ncomms)
+		return;
+	members = calloc(m->nmembers ? m->nmembers : 1, sizeof *members);
+	if (!members)
+		return (void)fail(o, -ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < m->nmembers; i++)
+		members[i] = m->members[i];
+	ok(o,
+	   OTF2_GlobalDefWriter_WriteGroup(g, 0, m->locations_name, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+					   OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, m->nmembers,
+					   members),
+	   "Group");
+	free(members);
+	for (uint32_t c = 0; c < m->ncomms && !o->rc; c++) {
+		const struct mpi_comm *mc = &m->comms[c];
+		uint64_t *ranks = calloc(mc->n ? mc->n : 1, sizeof *ranks);
+		uint32_t n = 0;
+
+		if (!ranks)
+			return (void)fail(o, -ENOMEM, "out of memory");
+		for (uint32_t i = 0; i < mc->n; i++)
+			if (mc->world[i] >= 0)
+				ranks[n++] = (uint64_t)mc->world[i];
+		ok(o,
+		   OTF2_GlobalDefWriter_WriteGroup(g, c + 1, m->comm_group_name,
+						   OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+						   OTF2_GROUP_FLAG_NONE, n, ranks),
+		   "Group");
+		free(ranks);
+		ok(o,
+		   OTF2_GlobalDefWriter_WriteComm(g, c, mc->name, c + 1, OTF2_UNDEFINED_COMM,
+						  OTF2_COMM_FLAG_NONE),
+		   "Comm");
+	}
+}
+
+static void mpi_release(struct ox_mpi *m)
+{
+	for (uint32_t c = 0; c < m->ncomms; c++)
+		free(m->comms[c].world);
+	free(m->comms);
+	free(m->rank_loc);
+	free(m->members);
+}
+
 static void record(struct ox *o, const struct ht_tl_record *r)
 {
 	struct loc *l;
@@ -652,6 +901,9 @@ static void record(struct ox *o, const struct ht_tl_record *r)
 		break;
 	case HT_TL_DEVICE:
 		device(o, r);
+		break;
+	case HT_TL_MPI:
+		mpi_event(o, r);
 		break;
 	case HT_TL_CPU_STATE:
 		/* running / preempted / blocked as regions on the thread's CPU-state location */
@@ -860,6 +1112,7 @@ static void write_globals(struct ox *o, OTF2_GlobalDefWriter *g, const struct ht
 							  : OTF2_LOCATION_TYPE_CPU_THREAD,
 						      o->locs[i].events, o->locs[i].group),
 		   "Location");
+	mpi_write_defs(o, g);
 	for (uint32_t i = 0; i < o->nregions && !o->rc; i++) {
 		const struct region *r = &o->regions[i];
 		OTF2_Paradigm p = r->kind == R_DEVICE ? accel : r->paradigm;
@@ -950,6 +1203,7 @@ static void release(struct ox *o)
 	free(o->metrics);
 	ht_map_release(&o->strs);
 	ht_map_release(&o->keys);
+	mpi_release(&o->mpi);
 	if (o->al)
 		OTF2_AttributeList_Delete(o->al);
 	if (o->tl_open)
@@ -992,6 +1246,8 @@ int ht_export_otf2(struct ht_trace *t, const char *dir, struct ht_read_error *er
 		*err = o.tl.err;
 		o.rc = rc;
 	}
+	if (!o.rc)
+		mpi_prepare(&o);
 	if (!o.rc)
 		finish(&o, &src);
 	if (!o.rc)

@@ -16,7 +16,9 @@
  *    COUNTER events on a counter track under the thread; device commands are
  *    slices on their queue's track (overlapping commands on extra "lane"
  *    tracks, so each track nests), linked from their enqueue call by a flow;
- *    OS scheduling intervals are slices on a "CPU state" track per thread.
+ *    OS scheduling intervals are slices on a "CPU state" track per thread;
+ *    an MPI message is a flow between an instant "send" in its send and an
+ *    instant "receive" where its receive completed (mpi_flows.h).
  *
  * An API call's BEGIN is held back until its END (or the thread's next
  * record) so the flow id, known only at the END, sits on the BEGIN event.
@@ -28,6 +30,7 @@
 
 #include "analysis/timeline.h"
 #include "export/export.h"
+#include "export/mpi_flows.h"
 #include "export/export_tracks.h"
 #include "export/perfetto_stacks.h"
 #include "export/protobuf.h"
@@ -172,6 +175,7 @@ struct pf {
 	const struct ht_timeline *tl;
 	struct ht_pf_stacks *stacks; /* calling contexts and CPU samples */
 	uint32_t sample_seq;	     /* the samples' sequence, 0 until the first */
+	struct ht_mpi_flows mpi;
 };
 
 static uint64_t new_uuid(struct pf *p)
@@ -827,6 +831,22 @@ static int cpu_sample(struct pf *p, const struct ht_tl_record *r)
 	return flush(p);
 }
 
+/* An MPI message's side as an instant on the thread, carrying the message's flow. */
+static int mpi_flow(struct pf *p, struct pf_thread *th, const struct ht_tl_record *r)
+{
+	struct pf_event *e = &p->ev;
+	uint64_t id;
+	int side = ht_mpi_flow(&p->mpi, r, &id);
+
+	if (side <= 0)
+		return side;
+	ev_reset(e, &th->seq, r->ts, TYPE_INSTANT);
+	e->name = side == HT_MPI_FLOW_START ? "send" : "receive";
+	e->cat = "mpi";
+	e->flow = id;
+	return ev_write(p, e);
+}
+
 static int record(struct pf *p, const struct ht_tl_record *r)
 {
 	struct pf_event *e = &p->ev;
@@ -884,6 +904,8 @@ static int record(struct pf *p, const struct ht_tl_record *r)
 		e->cat = r->category ? r->category : "instant";
 		ev_args_from(e, r);
 		return ev_write(p, e);
+	case HT_TL_MPI:
+		return mpi_flow(p, th, r);
 	case HT_TL_COUNTER:
 		ev_reset(e, &th->seq, r->ts, TYPE_COUNTER);
 		e->track = counter_track(p, th, r->name ? r->name : "?", &rc);
@@ -959,6 +981,7 @@ out_free:
 	ht_map_release(&p->counters);
 	seq_fini(&p->global);
 	ht_pf_stacks_destroy(p->stacks);
+	ht_mpi_flows_release(&p->mpi);
 	free(p);
 	return rc < 0 ? rc : 0;
 }

@@ -213,33 +213,67 @@ static int cmp_track(const void *a, const void *b)
 	return (int)x->kind - (int)y->kind;
 }
 
+/* A process's rows: its tracks from `start` on (sorted by pid), and where it goes. */
+struct proc_rows {
+	uint32_t start;
+	const struct ht_view_proc *p;
+};
+
+/* Processes that are not MPI ranks first (a launcher), by pid; then the ranks, by rank. */
+static int cmp_proc_rows(const void *a, const void *b)
+{
+	const struct proc_rows *x = a, *y = b;
+	int rx = x->p && x->p->is_rank, ry = y->p && y->p->is_rank;
+
+	if (rx != ry)
+		return rx - ry;
+	if (rx && x->p->rank != y->p->rank)
+		return x->p->rank < y->p->rank ? -1 : 1;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
 static void write_procs(struct out *o, const struct ht_report *r)
 {
 	struct ht_view_model *m = o->m;
 	FILE *f = o->f;
-	uint32_t i = 0;
+	struct proc_rows *rows = calloc(m->ntracks ? m->ntracks : 1, sizeof *rows);
+	uint32_t nrows = 0;
 
+	if (!rows) {
+		o->nomem = 1;
+		return;
+	}
 	qsort(m->tracks, m->ntracks, sizeof *m->tracks, cmp_track);
-	fputs(",\"procs\":[", f);
-	while (i < m->ntracks) {
-		int32_t pid = m->tracks[i].pid;
-		const struct ht_view_proc *p = NULL;
-
+	for (uint32_t i = 0; i < m->ntracks; i++) {
+		if (i && m->tracks[i].pid == m->tracks[i - 1].pid)
+			continue;
+		rows[nrows].start = i;
 		for (unsigned int k = 0; k < m->nprocs; k++)
-			if (m->procs[k].pid == pid)
-				p = &m->procs[k];
-		fprintf(f, "%s{\"pid\":%d,\"ppid\":%d,\"name\":%u,\"cmd\":%u,\"tracks\":[",
-			i ? "," : "", pid, p ? p->ppid : 0, p ? p->name : 0, p ? p->cmd : 0);
+			if (m->procs[k].pid == m->tracks[i].pid)
+				rows[nrows].p = &m->procs[k];
+		nrows++;
+	}
+	qsort(rows, nrows, sizeof *rows, cmp_proc_rows);
+	fputs(",\"procs\":[", f);
+	for (uint32_t g = 0; g < nrows; g++) {
+		uint32_t i = rows[g].start;
+		int32_t pid = m->tracks[i].pid;
+		const struct ht_view_proc *p = rows[g].p;
+
+		fprintf(f, "%s{\"pid\":%d,\"ppid\":%d,\"name\":%u,\"cmd\":%u,", g ? "," : "", pid,
+			p ? p->ppid : 0, p ? p->name : 0, p ? p->cmd : 0);
+		if (p && p->is_rank)
+			fprintf(f, "\"rank\":%d,\"host\":%u,", p->rank, p->host);
+		fputs("\"tracks\":[", f);
 		for (uint32_t k = i; k < m->ntracks && m->tracks[k].pid == pid; k++) {
 			if (k > i)
 				fputc(',', f);
 			write_track(o, &m->tracks[k], r);
 		}
-		while (i < m->ntracks && m->tracks[i].pid == pid)
-			i++;
 		fputs("]}", f);
 	}
 	fputc(']', f);
+	free(rows);
 }
 
 enum table_kind { CALLS, KERNELS, TRANSFERS };

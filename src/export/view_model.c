@@ -582,6 +582,27 @@ static int cmp_slice(const void *a, const void *b)
 	return (x->depth > y->depth) - (x->depth < y->depth);
 }
 
+/* The MPI rank and host of every process that is a rank (mpi_defs.h). Return: 0 or -ENOMEM. */
+static int mpi_ranks(struct ht_view_model *m, const struct ht_timeline *tl)
+{
+	for (unsigned int k = 0; k < tl->trace->nprocs; k++) {
+		const struct ht_proc_info *pi = ht_timeline_proc(tl, k);
+		struct ht_view_proc *p;
+		int64_t host;
+
+		if (!pi->mpi.is_rank)
+			continue;
+		p = proc_get(m, pi->pid);
+		host = ht_view_model_intern(m, pi->mpi.host);
+		if (!p || host < 0)
+			return -ENOMEM;
+		p->is_rank = 1;
+		p->rank = pi->mpi.rank;
+		p->host = (uint32_t)host;
+	}
+	return 0;
+}
+
 static int run_pass(struct ht_view_model *m, struct ht_trace *t, struct ht_read_error *err)
 {
 	struct ht_timeline tl;
@@ -593,6 +614,11 @@ static int run_pass(struct ht_view_model *m, struct ht_trace *t, struct ht_read_
 	if (rc < 0) {
 		*err = tl.err; /* a failed open leaves nothing to close */
 		return rc;
+	}
+	if (m->pass == 1 && mpi_ranks(m, &tl)) {
+		snprintf(err->msg, sizeof err->msg, "out of memory building the view");
+		ht_timeline_close(&tl);
+		return -ENOMEM;
 	}
 	/* times past the limit are left out here as by every exporter (counted once: pass 2) */
 	while ((rc = ht_export_next(&tl, &r, m->pass == 2 ? &m->dropped : &skipped)) > 0) {

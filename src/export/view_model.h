@@ -97,6 +97,9 @@ struct ht_view_track {
 struct ht_view_proc {
 	int32_t pid, ppid;
 	uint32_t name, cmd;
+	int is_rank;  /* an MPI rank: its rows are grouped and ordered by rank */
+	int32_t rank; /* its world rank */
+	uint32_t host;
 };
 
 struct ht_view_model {

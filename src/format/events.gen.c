@@ -67,13 +67,38 @@ const char *const ht_arg_role_names[HT_AR_ROLE_COUNT + 1] = {
 	NULL,
 };
 
+const char *const ht_mpi_p2p_op_names[HT_MPI_P2P_OP_COUNT + 1] = {
+	"send", "recv", "isend", "irecv", "send_init", "recv_init",
+	NULL,
+};
+
+const char *const ht_mpi_req_op_names[HT_MPI_REQ_OP_COUNT + 1] = {
+	"complete", "start",
+	NULL,
+};
+
+const char *const ht_mpi_coll_op_names[HT_MPI_COLL_OP_COUNT + 1] = {
+	"barrier", "bcast", "gather", "gatherv", "scatter", "scatterv", "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw", "reduce", "allreduce", "reduce_scatter", "reduce_scatter_block", "scan", "exscan",
+	NULL,
+};
+
+const char *const ht_mpi_rma_op_names[HT_MPI_RMA_OP_COUNT + 1] = {
+	"put", "get", "accumulate", "get_accumulate", "fetch_and_op", "compare_and_swap",
+	NULL,
+};
+
+const char *const ht_mpi_clock_phase_names[HT_MPI_CLOCK_PHASE_COUNT + 1] = {
+	"init", "finalize", "periodic",
+	NULL,
+};
+
 const char *const ht_mem_kind_names[HT_MEM_KIND_COUNT + 1] = {
 	"load", "store", "atomic",
 	NULL,
 };
 
-const char *const ht_fn_role_names[13] = {
-	"launch", "transfer", "sync", "blocking", "alloc", "free", "build", "enqueue", "query", "create", "release", "range",
+const char *const ht_fn_role_names[14] = {
+	"launch", "transfer", "sync", "blocking", "alloc", "free", "build", "enqueue", "query", "create", "release", "range", "comm",
 	NULL,
 };
 
@@ -598,6 +623,191 @@ static long get_counter_name(void *e, const uint8_t *p, size_t n)
 	return ht_ev_counter_name_get(e, p, n);
 }
 
+static const struct ht_field fields_mpi_rank[] = {
+	{"rank", HT_T_I32, NULL, offsetof(struct ht_ev_mpi_rank, rank), 0, 0, 0},
+	{"size", HT_T_I32, NULL, offsetof(struct ht_ev_mpi_rank, size), 0, 0, 0},
+	{"host", HT_T_STR, NULL, offsetof(struct ht_ev_mpi_rank, host), 0, 0, 255},
+	{"job", HT_T_STR, NULL, offsetof(struct ht_ev_mpi_rank, job), 0, 0, 255},
+	{"library", HT_T_STR, NULL, offsetof(struct ht_ev_mpi_rank, library), 0, 0, 255},
+};
+
+static size_t size_mpi_rank(const void *e)
+{
+	return ht_ev_mpi_rank_size(e);
+}
+
+static uint8_t *put_mpi_rank(uint8_t *p, const void *e)
+{
+	return ht_ev_mpi_rank_put(p, e);
+}
+
+static long get_mpi_rank(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_mpi_rank_get(e, p, n);
+}
+
+static const struct ht_field fields_mpi_comm[] = {
+	{"handle", HT_T_HEX64, NULL, offsetof(struct ht_ev_mpi_comm, handle), 0, 0, 0},
+	{"id", HT_T_U64, NULL, offsetof(struct ht_ev_mpi_comm, id), 0, 0, 0},
+	{"rank", HT_T_I32, NULL, offsetof(struct ht_ev_mpi_comm, rank), 0, 0, 0},
+	{"size", HT_T_I32, NULL, offsetof(struct ht_ev_mpi_comm, size), 0, 0, 0},
+	{"remote_size", HT_T_I32, NULL, offsetof(struct ht_ev_mpi_comm, remote_size), 0, 0, 0},
+};
+
+static size_t size_mpi_comm(const void *e)
+{
+	return ht_ev_mpi_comm_size(e);
+}
+
+static uint8_t *put_mpi_comm(uint8_t *p, const void *e)
+{
+	return ht_ev_mpi_comm_put(p, e);
+}
+
+static long get_mpi_comm(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_mpi_comm_get(e, p, n);
+}
+
+static const struct ht_field fields_mpi_win[] = {
+	{"win", HT_T_HEX64, NULL, offsetof(struct ht_ev_mpi_win, win), 0, 0, 0},
+	{"comm", HT_T_HEX64, NULL, offsetof(struct ht_ev_mpi_win, comm), 0, 0, 0},
+};
+
+static size_t size_mpi_win(const void *e)
+{
+	return ht_ev_mpi_win_size(e);
+}
+
+static uint8_t *put_mpi_win(uint8_t *p, const void *e)
+{
+	return ht_ev_mpi_win_put(p, e);
+}
+
+static long get_mpi_win(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_mpi_win_get(e, p, n);
+}
+
+static const struct ht_field fields_mpi_clock[] = {
+	{"phase", HT_T_ENUM8, ht_mpi_clock_phase_names, offsetof(struct ht_ev_mpi_clock, phase), 0, 0, 0},
+	{"time", HT_T_U64, NULL, offsetof(struct ht_ev_mpi_clock, time), 0, 0, 0},
+	{"offset", HT_T_I64, NULL, offsetof(struct ht_ev_mpi_clock, offset), 0, 0, 0},
+	{"error", HT_T_U64, NULL, offsetof(struct ht_ev_mpi_clock, error), 0, 0, 0},
+	{"samples", HT_T_U32, NULL, offsetof(struct ht_ev_mpi_clock, samples), 0, 0, 0},
+	{"ref", HT_T_I32, NULL, offsetof(struct ht_ev_mpi_clock, ref), 0, 0, 0},
+};
+
+static size_t size_mpi_clock(const void *e)
+{
+	return ht_ev_mpi_clock_size(e);
+}
+
+static uint8_t *put_mpi_clock(uint8_t *p, const void *e)
+{
+	return ht_ev_mpi_clock_put(p, e);
+}
+
+static long get_mpi_clock(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_mpi_clock_get(e, p, n);
+}
+
+static const struct ht_field fields_mpi_p2p[] = {
+	{"op", HT_T_ENUM8, ht_mpi_p2p_op_names, offsetof(struct ht_ev_mpi_p2p, op), 0, 0, 0},
+	{"comm", HT_T_HEX64, NULL, offsetof(struct ht_ev_mpi_p2p, comm), 0, 0, 0},
+	{"peer", HT_T_I32, NULL, offsetof(struct ht_ev_mpi_p2p, peer), 0, 0, 0},
+	{"tag", HT_T_I32, NULL, offsetof(struct ht_ev_mpi_p2p, tag), 0, 0, 0},
+	{"bytes", HT_T_U64, NULL, offsetof(struct ht_ev_mpi_p2p, bytes), 0, 0, 0},
+	{"request", HT_T_HEX64, NULL, offsetof(struct ht_ev_mpi_p2p, request), 0, 0, 0},
+};
+
+static size_t size_mpi_p2p(const void *e)
+{
+	return ht_ev_mpi_p2p_size(e);
+}
+
+static uint8_t *put_mpi_p2p(uint8_t *p, const void *e)
+{
+	return ht_ev_mpi_p2p_put(p, e);
+}
+
+static long get_mpi_p2p(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_mpi_p2p_get(e, p, n);
+}
+
+static const struct ht_field fields_mpi_request[] = {
+	{"op", HT_T_ENUM8, ht_mpi_req_op_names, offsetof(struct ht_ev_mpi_request, op), 0, 0, 0},
+	{"request", HT_T_HEX64, NULL, offsetof(struct ht_ev_mpi_request, request), 0, 0, 0},
+	{"peer", HT_T_I32, NULL, offsetof(struct ht_ev_mpi_request, peer), 0, 0, 0},
+	{"tag", HT_T_I32, NULL, offsetof(struct ht_ev_mpi_request, tag), 0, 0, 0},
+	{"bytes", HT_T_U64, NULL, offsetof(struct ht_ev_mpi_request, bytes), 0, 0, 0},
+	{"cancelled", HT_T_U8, NULL, offsetof(struct ht_ev_mpi_request, cancelled), 0, 0, 0},
+};
+
+static size_t size_mpi_request(const void *e)
+{
+	return ht_ev_mpi_request_size(e);
+}
+
+static uint8_t *put_mpi_request(uint8_t *p, const void *e)
+{
+	return ht_ev_mpi_request_put(p, e);
+}
+
+static long get_mpi_request(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_mpi_request_get(e, p, n);
+}
+
+static const struct ht_field fields_mpi_coll[] = {
+	{"op", HT_T_ENUM8, ht_mpi_coll_op_names, offsetof(struct ht_ev_mpi_coll, op), 0, 0, 0},
+	{"comm", HT_T_HEX64, NULL, offsetof(struct ht_ev_mpi_coll, comm), 0, 0, 0},
+	{"root", HT_T_I32, NULL, offsetof(struct ht_ev_mpi_coll, root), 0, 0, 0},
+	{"sent", HT_T_U64, NULL, offsetof(struct ht_ev_mpi_coll, sent), 0, 0, 0},
+	{"received", HT_T_U64, NULL, offsetof(struct ht_ev_mpi_coll, received), 0, 0, 0},
+	{"request", HT_T_HEX64, NULL, offsetof(struct ht_ev_mpi_coll, request), 0, 0, 0},
+};
+
+static size_t size_mpi_coll(const void *e)
+{
+	return ht_ev_mpi_coll_size(e);
+}
+
+static uint8_t *put_mpi_coll(uint8_t *p, const void *e)
+{
+	return ht_ev_mpi_coll_put(p, e);
+}
+
+static long get_mpi_coll(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_mpi_coll_get(e, p, n);
+}
+
+static const struct ht_field fields_mpi_rma[] = {
+	{"op", HT_T_ENUM8, ht_mpi_rma_op_names, offsetof(struct ht_ev_mpi_rma, op), 0, 0, 0},
+	{"win", HT_T_HEX64, NULL, offsetof(struct ht_ev_mpi_rma, win), 0, 0, 0},
+	{"target", HT_T_I32, NULL, offsetof(struct ht_ev_mpi_rma, target), 0, 0, 0},
+	{"bytes", HT_T_U64, NULL, offsetof(struct ht_ev_mpi_rma, bytes), 0, 0, 0},
+	{"request", HT_T_HEX64, NULL, offsetof(struct ht_ev_mpi_rma, request), 0, 0, 0},
+};
+
+static size_t size_mpi_rma(const void *e)
+{
+	return ht_ev_mpi_rma_size(e);
+}
+
+static uint8_t *put_mpi_rma(uint8_t *p, const void *e)
+{
+	return ht_ev_mpi_rma_put(p, e);
+}
+
+static long get_mpi_rma(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_mpi_rma_get(e, p, n);
+}
+
 static const struct ht_field fields_device_command[] = {
 	{"corr", HT_T_U64, NULL, offsetof(struct ht_ev_device_command, corr), 0, 0, 0},
 	{"queue", HT_T_HEX64, NULL, offsetof(struct ht_ev_device_command, queue), 0, 0, 0},
@@ -823,6 +1033,22 @@ static const struct ht_event_class classes_thread[] = {
 	 "a hardware or software counter's value for a thread at its CPU sample (samples stream)"},
 	{HT_EV_COUNTER_NAME, "counter_name", fields_counter_name, 2, sizeof(struct ht_ev_counter_name), 0, size_counter_name, put_counter_name, get_counter_name,
 	 "the name of a sampled counter (index as in sample_counter), before its first use"},
+	{HT_EV_MPI_RANK, "mpi_rank", fields_mpi_rank, 5, sizeof(struct ht_ev_mpi_rank), 0, size_mpi_rank, put_mpi_rank, get_mpi_rank,
+	 "this process is rank `rank` of an MPI job of `size` ranks (process stream, at MPI_Init)"},
+	{HT_EV_MPI_COMM, "mpi_comm", fields_mpi_comm, 5, sizeof(struct ht_ev_mpi_comm), 28, size_mpi_comm, put_mpi_comm, get_mpi_comm,
+	 "a communicator this rank belongs to (process stream, when it was created)"},
+	{HT_EV_MPI_WIN, "mpi_win", fields_mpi_win, 2, sizeof(struct ht_ev_mpi_win), 16, size_mpi_win, put_mpi_win, get_mpi_win,
+	 "a one-sided window (process stream, when it was created)"},
+	{HT_EV_MPI_CLOCK, "mpi_clock", fields_mpi_clock, 6, sizeof(struct ht_ev_mpi_clock), 33, size_mpi_clock, put_mpi_clock, get_mpi_clock,
+	 "this rank's clock against the reference rank's, measured by ping-pong (process stream; OTF2's ClockOffset)"},
+	{HT_EV_MPI_P2P, "mpi_p2p", fields_mpi_p2p, 6, sizeof(struct ht_ev_mpi_p2p), 33, size_mpi_p2p, put_mpi_p2p, get_mpi_p2p,
+	 "a point-to-point operation: a blocking send as it starts, a blocking receive as it completes (with its actual source and tag), a nonblocking or persistent one when posted"},
+	{HT_EV_MPI_REQUEST, "mpi_request", fields_mpi_request, 6, sizeof(struct ht_ev_mpi_request), 26, size_mpi_request, put_mpi_request, get_mpi_request,
+	 "a request completed (in a wait or a test: a receive's actual source, tag and bytes) or was started (MPI_Start)"},
+	{HT_EV_MPI_COLL, "mpi_coll", fields_mpi_coll, 6, sizeof(struct ht_ev_mpi_coll), 37, size_mpi_coll, put_mpi_coll, get_mpi_coll,
+	 "a collective operation (at its end; a nonblocking one when posted)"},
+	{HT_EV_MPI_RMA, "mpi_rma", fields_mpi_rma, 5, sizeof(struct ht_ev_mpi_rma), 29, size_mpi_rma, put_mpi_rma, get_mpi_rma,
+	 "a one-sided operation"},
 };
 
 static const struct ht_event_class classes_device[] = {

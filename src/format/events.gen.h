@@ -140,6 +140,65 @@ enum ht_arg_role {
 };
 extern const char *const ht_arg_role_names[HT_AR_ROLE_COUNT + 1];
 
+enum ht_mpi_p2p_op {
+	HT_MPI_P2P_SEND = 0,
+	HT_MPI_P2P_RECV = 1,
+	HT_MPI_P2P_ISEND = 2,
+	HT_MPI_P2P_IRECV = 3,
+	HT_MPI_P2P_SEND_INIT = 4,
+	HT_MPI_P2P_RECV_INIT = 5,
+	HT_MPI_P2P_OP_COUNT
+};
+extern const char *const ht_mpi_p2p_op_names[HT_MPI_P2P_OP_COUNT + 1];
+
+enum ht_mpi_req_op {
+	HT_MPI_REQ_COMPLETE = 0,
+	HT_MPI_REQ_START = 1,
+	HT_MPI_REQ_OP_COUNT
+};
+extern const char *const ht_mpi_req_op_names[HT_MPI_REQ_OP_COUNT + 1];
+
+enum ht_mpi_coll_op {
+	HT_MPI_COLL_BARRIER = 0,
+	HT_MPI_COLL_BCAST = 1,
+	HT_MPI_COLL_GATHER = 2,
+	HT_MPI_COLL_GATHERV = 3,
+	HT_MPI_COLL_SCATTER = 4,
+	HT_MPI_COLL_SCATTERV = 5,
+	HT_MPI_COLL_ALLGATHER = 6,
+	HT_MPI_COLL_ALLGATHERV = 7,
+	HT_MPI_COLL_ALLTOALL = 8,
+	HT_MPI_COLL_ALLTOALLV = 9,
+	HT_MPI_COLL_ALLTOALLW = 10,
+	HT_MPI_COLL_REDUCE = 11,
+	HT_MPI_COLL_ALLREDUCE = 12,
+	HT_MPI_COLL_REDUCE_SCATTER = 13,
+	HT_MPI_COLL_REDUCE_SCATTER_BLOCK = 14,
+	HT_MPI_COLL_SCAN = 15,
+	HT_MPI_COLL_EXSCAN = 16,
+	HT_MPI_COLL_OP_COUNT
+};
+extern const char *const ht_mpi_coll_op_names[HT_MPI_COLL_OP_COUNT + 1];
+
+enum ht_mpi_rma_op {
+	HT_MPI_RMA_PUT = 0,
+	HT_MPI_RMA_GET = 1,
+	HT_MPI_RMA_ACCUMULATE = 2,
+	HT_MPI_RMA_GET_ACCUMULATE = 3,
+	HT_MPI_RMA_FETCH_AND_OP = 4,
+	HT_MPI_RMA_COMPARE_AND_SWAP = 5,
+	HT_MPI_RMA_OP_COUNT
+};
+extern const char *const ht_mpi_rma_op_names[HT_MPI_RMA_OP_COUNT + 1];
+
+enum ht_mpi_clock_phase {
+	HT_MPI_CLOCK_INIT = 0,
+	HT_MPI_CLOCK_FINALIZE = 1,
+	HT_MPI_CLOCK_PERIODIC = 2,
+	HT_MPI_CLOCK_PHASE_COUNT
+};
+extern const char *const ht_mpi_clock_phase_names[HT_MPI_CLOCK_PHASE_COUNT + 1];
+
 enum ht_mem_kind {
 	HT_MEM_LOAD = 0,
 	HT_MEM_STORE = 1,
@@ -161,9 +220,10 @@ enum ht_fn_role {
 	HT_ROLE_CREATE = 1u << 9,
 	HT_ROLE_RELEASE = 1u << 10,
 	HT_ROLE_RANGE = 1u << 11,
+	HT_ROLE_COMM = 1u << 12,
 };
-#define HT_FN_ROLE_FLAGS 12
-extern const char *const ht_fn_role_names[13];
+#define HT_FN_ROLE_FLAGS 13
+extern const char *const ht_fn_role_names[14];
 
 enum ht_thread_event {
 	HT_EV_STRING_DEF = 0,
@@ -191,6 +251,14 @@ enum ht_thread_event {
 	HT_EV_TASK = 22,
 	HT_EV_SAMPLE_COUNTER = 23,
 	HT_EV_COUNTER_NAME = 24,
+	HT_EV_MPI_RANK = 25,
+	HT_EV_MPI_COMM = 26,
+	HT_EV_MPI_WIN = 27,
+	HT_EV_MPI_CLOCK = 28,
+	HT_EV_MPI_P2P = 29,
+	HT_EV_MPI_REQUEST = 30,
+	HT_EV_MPI_COLL = 31,
+	HT_EV_MPI_RMA = 32,
 	HT_EV_THREAD_COUNT
 };
 
@@ -1236,6 +1304,403 @@ static inline long ht_ev_counter_name_get(struct ht_ev_counter_name *e, const ui
 	return (long)(p - b);
 }
 
+/* hetrace:mpi_rank (thread stream, id 25): this process is rank `rank` of an MPI job of `size` ranks (process stream, at MPI_Init) */
+struct ht_ev_mpi_rank {
+	int32_t rank;
+	int32_t size;
+	const char *host;
+	const char *job;
+	const char *library;
+};
+#define ht_ev_mpi_rank_id HT_EV_MPI_RANK
+#define HT_OFF_MPI_RANK_RANK 0
+#define HT_OFF_MPI_RANK_SIZE 4
+#define HT_OFF_MPI_RANK_HOST 8
+
+static inline size_t ht_ev_mpi_rank_size(const struct ht_ev_mpi_rank *e)
+{
+	return 8 + ht_fsize_str(e->host, 255) + ht_fsize_str(e->job, 255) + ht_fsize_str(e->library, 255);
+}
+
+/* Writes the payload at p (ht_ev_mpi_rank_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_mpi_rank_put(uint8_t *p, const struct ht_ev_mpi_rank *e)
+{
+	p = ht_fput_u32(p, (uint32_t)e->rank);
+	p = ht_fput_u32(p, (uint32_t)e->size);
+	p = ht_fput_str(p, e->host, 255);
+	p = ht_fput_str(p, e->job, 255);
+	p = ht_fput_str(p, e->library, 255);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_mpi_rank_get(struct ht_ev_mpi_rank *e, const uint8_t *p, size_t n)
+{
+	const uint8_t *b = p, *end = p + n;
+
+	if (!(p = ht_fget_i32(p, end, &e->rank)))
+		return -1;
+	if (!(p = ht_fget_i32(p, end, &e->size)))
+		return -1;
+	if (!(p = ht_fget_str(p, end, &e->host)))
+		return -1;
+	if (!(p = ht_fget_str(p, end, &e->job)))
+		return -1;
+	if (!(p = ht_fget_str(p, end, &e->library)))
+		return -1;
+	return (long)(p - b);
+}
+
+/* hetrace:mpi_comm (thread stream, id 26): a communicator this rank belongs to (process stream, when it was created) */
+struct ht_ev_mpi_comm {
+	uint64_t handle; /* its handle in this process (handles are reused after MPI_Comm_free: the latest definition before an event holds) */
+	uint64_t id; /* the job-wide id every member records (1 MPI_COMM_WORLD; (world rank of its rank 0 + 1) << 32 | n, the n-th that rank created; per-process ids have bit 31 set) */
+	int32_t rank; /* this process's rank in it */
+	int32_t size;
+	int32_t remote_size; /* an intercommunicator's remote group size, else 0 */
+};
+#define ht_ev_mpi_comm_id HT_EV_MPI_COMM
+#define HT_EV_MPI_COMM_SIZE 28
+#define HT_OFF_MPI_COMM_HANDLE 0
+#define HT_OFF_MPI_COMM_ID 8
+#define HT_OFF_MPI_COMM_RANK 16
+#define HT_OFF_MPI_COMM_SIZE 20
+#define HT_OFF_MPI_COMM_REMOTE_SIZE 24
+
+static inline size_t ht_ev_mpi_comm_size(const struct ht_ev_mpi_comm *e)
+{
+	(void)e;
+	return 28;
+}
+
+/* Writes the payload at p (ht_ev_mpi_comm_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_mpi_comm_put(uint8_t *p, const struct ht_ev_mpi_comm *e)
+{
+	p = ht_fput_u64(p, e->handle);
+	p = ht_fput_u64(p, e->id);
+	p = ht_fput_u32(p, (uint32_t)e->rank);
+	p = ht_fput_u32(p, (uint32_t)e->size);
+	p = ht_fput_u32(p, (uint32_t)e->remote_size);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_mpi_comm_get(struct ht_ev_mpi_comm *e, const uint8_t *p, size_t n)
+{
+	if (n < 28)
+		return -1;
+	e->handle = ht_le64(p + 0);
+	e->id = ht_le64(p + 8);
+	e->rank = (int32_t)ht_le32(p + 16);
+	e->size = (int32_t)ht_le32(p + 20);
+	e->remote_size = (int32_t)ht_le32(p + 24);
+	return 28;
+}
+
+/* hetrace:mpi_win (thread stream, id 27): a one-sided window (process stream, when it was created) */
+struct ht_ev_mpi_win {
+	uint64_t win;
+	uint64_t comm; /* the handle of the communicator it was created over */
+};
+#define ht_ev_mpi_win_id HT_EV_MPI_WIN
+#define HT_EV_MPI_WIN_SIZE 16
+#define HT_OFF_MPI_WIN_WIN 0
+#define HT_OFF_MPI_WIN_COMM 8
+
+static inline size_t ht_ev_mpi_win_size(const struct ht_ev_mpi_win *e)
+{
+	(void)e;
+	return 16;
+}
+
+/* Writes the payload at p (ht_ev_mpi_win_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_mpi_win_put(uint8_t *p, const struct ht_ev_mpi_win *e)
+{
+	p = ht_fput_u64(p, e->win);
+	p = ht_fput_u64(p, e->comm);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_mpi_win_get(struct ht_ev_mpi_win *e, const uint8_t *p, size_t n)
+{
+	if (n < 16)
+		return -1;
+	e->win = ht_le64(p + 0);
+	e->comm = ht_le64(p + 8);
+	return 16;
+}
+
+/* hetrace:mpi_clock (thread stream, id 28): this rank's clock against the reference rank's, measured by ping-pong (process stream; OTF2's ClockOffset) */
+struct ht_ev_mpi_clock {
+	uint8_t phase;
+	uint64_t time; /* this rank's CLOCK_MONOTONIC ns in the middle of the best round trip */
+	int64_t offset; /* this rank's clock minus the reference's, ns */
+	uint64_t error; /* bound of the offset's error (half the best round trip), ns */
+	uint32_t samples; /* round trips measured */
+	int32_t ref; /* the reference's world rank */
+};
+#define ht_ev_mpi_clock_id HT_EV_MPI_CLOCK
+#define HT_EV_MPI_CLOCK_SIZE 33
+#define HT_OFF_MPI_CLOCK_PHASE 0
+#define HT_OFF_MPI_CLOCK_TIME 1
+#define HT_OFF_MPI_CLOCK_OFFSET 9
+#define HT_OFF_MPI_CLOCK_ERROR 17
+#define HT_OFF_MPI_CLOCK_SAMPLES 25
+#define HT_OFF_MPI_CLOCK_REF 29
+
+static inline size_t ht_ev_mpi_clock_size(const struct ht_ev_mpi_clock *e)
+{
+	(void)e;
+	return 33;
+}
+
+/* Writes the payload at p (ht_ev_mpi_clock_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_mpi_clock_put(uint8_t *p, const struct ht_ev_mpi_clock *e)
+{
+	p = ht_fput_u8(p, e->phase);
+	p = ht_fput_u64(p, e->time);
+	p = ht_fput_u64(p, (uint64_t)e->offset);
+	p = ht_fput_u64(p, e->error);
+	p = ht_fput_u32(p, e->samples);
+	p = ht_fput_u32(p, (uint32_t)e->ref);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_mpi_clock_get(struct ht_ev_mpi_clock *e, const uint8_t *p, size_t n)
+{
+	if (n < 33)
+		return -1;
+	e->phase = p[0];
+	e->time = ht_le64(p + 1);
+	e->offset = (int64_t)ht_le64(p + 9);
+	e->error = ht_le64(p + 17);
+	e->samples = ht_le32(p + 25);
+	e->ref = (int32_t)ht_le32(p + 29);
+	return 33;
+}
+
+/* hetrace:mpi_p2p (thread stream, id 29): a point-to-point operation: a blocking send as it starts, a blocking receive as it completes (with its actual source and tag), a nonblocking or persistent one when posted */
+struct ht_ev_mpi_p2p {
+	uint8_t op;
+	uint64_t comm; /* the communicator's handle (mpi_comm) */
+	int32_t peer; /* the partner's rank in comm (-1 any source) */
+	int32_t tag; /* (-1 any tag) */
+	uint64_t bytes; /* sent, received, or the receive buffer's size when posted */
+	uint64_t request; /* nonblocking and persistent operations, else 0 */
+};
+#define ht_ev_mpi_p2p_id HT_EV_MPI_P2P
+#define HT_EV_MPI_P2P_SIZE 33
+#define HT_OFF_MPI_P2P_OP 0
+#define HT_OFF_MPI_P2P_COMM 1
+#define HT_OFF_MPI_P2P_PEER 9
+#define HT_OFF_MPI_P2P_TAG 13
+#define HT_OFF_MPI_P2P_BYTES 17
+#define HT_OFF_MPI_P2P_REQUEST 25
+
+static inline size_t ht_ev_mpi_p2p_size(const struct ht_ev_mpi_p2p *e)
+{
+	(void)e;
+	return 33;
+}
+
+/* Writes the payload at p (ht_ev_mpi_p2p_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_mpi_p2p_put(uint8_t *p, const struct ht_ev_mpi_p2p *e)
+{
+	p = ht_fput_u8(p, e->op);
+	p = ht_fput_u64(p, e->comm);
+	p = ht_fput_u32(p, (uint32_t)e->peer);
+	p = ht_fput_u32(p, (uint32_t)e->tag);
+	p = ht_fput_u64(p, e->bytes);
+	p = ht_fput_u64(p, e->request);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_mpi_p2p_get(struct ht_ev_mpi_p2p *e, const uint8_t *p, size_t n)
+{
+	if (n < 33)
+		return -1;
+	e->op = p[0];
+	e->comm = ht_le64(p + 1);
+	e->peer = (int32_t)ht_le32(p + 9);
+	e->tag = (int32_t)ht_le32(p + 13);
+	e->bytes = ht_le64(p + 17);
+	e->request = ht_le64(p + 25);
+	return 33;
+}
+
+/* hetrace:mpi_request (thread stream, id 30): a request completed (in a wait or a test: a receive's actual source, tag and bytes) or was started (MPI_Start) */
+struct ht_ev_mpi_request {
+	uint8_t op;
+	uint64_t request;
+	int32_t peer; /* completions of receives: the source's rank in the communicator */
+	int32_t tag;
+	uint64_t bytes;
+	uint8_t cancelled;
+};
+#define ht_ev_mpi_request_id HT_EV_MPI_REQUEST
+#define HT_EV_MPI_REQUEST_SIZE 26
+#define HT_OFF_MPI_REQUEST_OP 0
+#define HT_OFF_MPI_REQUEST_REQUEST 1
+#define HT_OFF_MPI_REQUEST_PEER 9
+#define HT_OFF_MPI_REQUEST_TAG 13
+#define HT_OFF_MPI_REQUEST_BYTES 17
+#define HT_OFF_MPI_REQUEST_CANCELLED 25
+
+static inline size_t ht_ev_mpi_request_size(const struct ht_ev_mpi_request *e)
+{
+	(void)e;
+	return 26;
+}
+
+/* Writes the payload at p (ht_ev_mpi_request_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_mpi_request_put(uint8_t *p, const struct ht_ev_mpi_request *e)
+{
+	p = ht_fput_u8(p, e->op);
+	p = ht_fput_u64(p, e->request);
+	p = ht_fput_u32(p, (uint32_t)e->peer);
+	p = ht_fput_u32(p, (uint32_t)e->tag);
+	p = ht_fput_u64(p, e->bytes);
+	p = ht_fput_u8(p, e->cancelled);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_mpi_request_get(struct ht_ev_mpi_request *e, const uint8_t *p, size_t n)
+{
+	if (n < 26)
+		return -1;
+	e->op = p[0];
+	e->request = ht_le64(p + 1);
+	e->peer = (int32_t)ht_le32(p + 9);
+	e->tag = (int32_t)ht_le32(p + 13);
+	e->bytes = ht_le64(p + 17);
+	e->cancelled = p[25];
+	return 26;
+}
+
+/* hetrace:mpi_coll (thread stream, id 31): a collective operation (at its end; a nonblocking one when posted) */
+struct ht_ev_mpi_coll {
+	uint8_t op;
+	uint64_t comm;
+	int32_t root; /* the root's rank in comm, -1 when it has none */
+	uint64_t sent; /* bytes this rank sent */
+	uint64_t received; /* bytes this rank received */
+	uint64_t request; /* nonblocking collectives, else 0 */
+};
+#define ht_ev_mpi_coll_id HT_EV_MPI_COLL
+#define HT_EV_MPI_COLL_SIZE 37
+#define HT_OFF_MPI_COLL_OP 0
+#define HT_OFF_MPI_COLL_COMM 1
+#define HT_OFF_MPI_COLL_ROOT 9
+#define HT_OFF_MPI_COLL_SENT 13
+#define HT_OFF_MPI_COLL_RECEIVED 21
+#define HT_OFF_MPI_COLL_REQUEST 29
+
+static inline size_t ht_ev_mpi_coll_size(const struct ht_ev_mpi_coll *e)
+{
+	(void)e;
+	return 37;
+}
+
+/* Writes the payload at p (ht_ev_mpi_coll_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_mpi_coll_put(uint8_t *p, const struct ht_ev_mpi_coll *e)
+{
+	p = ht_fput_u8(p, e->op);
+	p = ht_fput_u64(p, e->comm);
+	p = ht_fput_u32(p, (uint32_t)e->root);
+	p = ht_fput_u64(p, e->sent);
+	p = ht_fput_u64(p, e->received);
+	p = ht_fput_u64(p, e->request);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_mpi_coll_get(struct ht_ev_mpi_coll *e, const uint8_t *p, size_t n)
+{
+	if (n < 37)
+		return -1;
+	e->op = p[0];
+	e->comm = ht_le64(p + 1);
+	e->root = (int32_t)ht_le32(p + 9);
+	e->sent = ht_le64(p + 13);
+	e->received = ht_le64(p + 21);
+	e->request = ht_le64(p + 29);
+	return 37;
+}
+
+/* hetrace:mpi_rma (thread stream, id 32): a one-sided operation */
+struct ht_ev_mpi_rma {
+	uint8_t op;
+	uint64_t win;
+	int32_t target; /* the target's rank in the window's group */
+	uint64_t bytes;
+	uint64_t request; /* MPI_Rput, MPI_Rget and the like, else 0 */
+};
+#define ht_ev_mpi_rma_id HT_EV_MPI_RMA
+#define HT_EV_MPI_RMA_SIZE 29
+#define HT_OFF_MPI_RMA_OP 0
+#define HT_OFF_MPI_RMA_WIN 1
+#define HT_OFF_MPI_RMA_TARGET 9
+#define HT_OFF_MPI_RMA_BYTES 13
+#define HT_OFF_MPI_RMA_REQUEST 21
+
+static inline size_t ht_ev_mpi_rma_size(const struct ht_ev_mpi_rma *e)
+{
+	(void)e;
+	return 29;
+}
+
+/* Writes the payload at p (ht_ev_mpi_rma_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_mpi_rma_put(uint8_t *p, const struct ht_ev_mpi_rma *e)
+{
+	p = ht_fput_u8(p, e->op);
+	p = ht_fput_u64(p, e->win);
+	p = ht_fput_u32(p, (uint32_t)e->target);
+	p = ht_fput_u64(p, e->bytes);
+	p = ht_fput_u64(p, e->request);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_mpi_rma_get(struct ht_ev_mpi_rma *e, const uint8_t *p, size_t n)
+{
+	if (n < 29)
+		return -1;
+	e->op = p[0];
+	e->win = ht_le64(p + 1);
+	e->target = (int32_t)ht_le32(p + 9);
+	e->bytes = ht_le64(p + 13);
+	e->request = ht_le64(p + 21);
+	return 29;
+}
+
 /* hetrace:device_command (device stream, id 0): a command of a device queue with its device times, written when seen complete */
 struct ht_ev_device_command {
 	uint64_t corr; /* the correlation id of the enqueue call (its api_end's corr argument), 0 if none */
@@ -1666,6 +2131,14 @@ union ht_ev_any {
 	struct ht_ev_task task;
 	struct ht_ev_sample_counter sample_counter;
 	struct ht_ev_counter_name counter_name;
+	struct ht_ev_mpi_rank mpi_rank;
+	struct ht_ev_mpi_comm mpi_comm;
+	struct ht_ev_mpi_win mpi_win;
+	struct ht_ev_mpi_clock mpi_clock;
+	struct ht_ev_mpi_p2p mpi_p2p;
+	struct ht_ev_mpi_request mpi_request;
+	struct ht_ev_mpi_coll mpi_coll;
+	struct ht_ev_mpi_rma mpi_rma;
 	struct ht_ev_device_command device_command;
 	struct ht_ev_clock_pair clock_pair;
 	struct ht_ev_mem_site mem_site;

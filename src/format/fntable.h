@@ -41,6 +41,7 @@ struct ht_fn_table {
 #define HT_FN_BASE_CUDA_DRIVER	0x3000
 #define HT_FN_BASE_NVTX		0x4000
 #define HT_FN_BASE_XPTI		0x5000
+#define HT_FN_BASE_MPI		0x6000
 
 /*
  * Checks a function's descriptors: at most HT_FNARGS_MAX arguments, each

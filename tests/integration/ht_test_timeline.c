@@ -2,14 +2,16 @@
  * Test helper: prints the timeline of a trace (analysis/timeline.h), one
  * record per line, for tests of ordering, clock sync and correlation:
  *   <kind> ts=<ns> [end=<ns>] pid=<pid> tid=<tid> [q=<queue>] name=<name> [corr=<c>] [args]
+ * MPI records add: begin=<ns> mpi_kind=<k> rank=<r> comm=<id> peer_world=<r> tag=<t> bytes=<n>
  */
 #include <stdio.h>
 
 #include "analysis/timeline.h"
 
-static const char *const kinds[] = {"process", "thread",    "queue",	 "begin", "end",
-				    "instant", "counter",   "device",	 "lost",  "cpu_state",
-				    "anchor",  "os_status", "stream_end"};
+static const char *const kinds[] = {"process",	  "thread",	"queue",      "begin",
+				    "end",	  "instant",	"counter",    "device",
+				    "lost",	  "cpu_state",	"anchor",     "os_status",
+				    "stream_end", "clock_pair", "definition", "mpi"};
 
 int main(int argc, char **argv)
 {
@@ -33,6 +35,12 @@ int main(int argc, char **argv)
 		printf(" pid=%d tid=%d name=%s", r->pid, r->tid, r->name ? r->name : "-");
 		if (r->corr)
 			printf(" corr=%llu", (unsigned long long)r->corr);
+		if (r->kind == HT_TL_MPI)
+			printf(" begin=%llu mpi_kind=%u rank=%d comm=%llu peer_world=%d tag=%d "
+			       "bytes=%llu",
+			       (unsigned long long)r->begin, r->cmd_kind, r->mpi.rank,
+			       (unsigned long long)r->mpi.comm, r->mpi.peer_world, r->mpi.tag,
+			       (unsigned long long)r->bytes);
 		if (r->kind == HT_TL_COUNTER || r->kind == HT_TL_LOST)
 			printf(" value=%g", r->value);
 		for (unsigned int i = 0; i < r->nargs; i++) {
