@@ -337,6 +337,7 @@ int ht_report_wire_get(struct ht_report *r, const uint8_t *buf, size_t len)
 	r->devices = NULL;
 	r->waits = NULL;
 	r->mpi = NULL;
+	memset(&r->cp, 0, sizeof r->cp); /* the critical path is not sent: per part only */
 	r->nqueues = r->ndevices = r->nwaits = 0;
 	{
 		unsigned int ncpu = r->cpu.n;

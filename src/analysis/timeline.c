@@ -883,6 +883,7 @@ static int mem_event(struct ht_timeline *tl, unsigned int si, const struct ht_ev
 			lost.tid = 0;
 			lost.cmd_kind = HT_LOST_MEMORY_ACCESS;
 			lost.count = r->mem.dropped;
+			lost.value = (double)r->mem.dropped;
 			if (out_push(tl, r) || out_push(tl, &lost))
 				return nomem(tl);
 			return 0;

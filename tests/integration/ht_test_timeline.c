@@ -8,10 +8,20 @@
 
 #include "analysis/timeline.h"
 
-static const char *const kinds[] = {"process",	  "thread",	"queue",      "begin",
-				    "end",	  "instant",	"counter",    "device",
-				    "lost",	  "cpu_state",	"anchor",     "os_status",
-				    "stream_end", "clock_pair", "definition", "mpi"};
+static const char *const kinds[] = {
+    [HT_TL_PROCESS] = "process",     [HT_TL_THREAD] = "thread",
+    [HT_TL_QUEUE] = "queue",	     [HT_TL_SLICE_BEGIN] = "begin",
+    [HT_TL_SLICE_END] = "end",	     [HT_TL_INSTANT] = "instant",
+    [HT_TL_COUNTER] = "counter",     [HT_TL_DEVICE] = "device",
+    [HT_TL_LOST] = "lost",	     [HT_TL_CPU_STATE] = "cpu_state",
+    [HT_TL_ANCHOR] = "anchor",	     [HT_TL_OS_STATUS] = "os_status",
+    [HT_TL_STREAM_END] = "stream_end", [HT_TL_CLOCK_PAIR] = "clock_pair",
+    [HT_TL_DEFINITION] = "definition", [HT_TL_MEM_SITE] = "mem_site",
+    [HT_TL_MEM_LAUNCH] = "mem_launch", [HT_TL_MEM_ARG] = "mem_arg",
+    [HT_TL_MEM_ACCESS] = "mem_access", [HT_TL_MEM_END] = "mem_end",
+    [HT_TL_SAMPLE] = "sample",	     [HT_TL_TASK] = "task",
+    [HT_TL_MPI] = "mpi",
+};
 
 int main(int argc, char **argv)
 {
@@ -27,7 +37,9 @@ int main(int argc, char **argv)
 	}
 	rc = ht_timeline_open(&tl, t, NULL);
 	while (rc >= 0 && (rc = ht_timeline_next(&tl, &r)) > 0) {
-		printf("%s ts=%llu", kinds[r->kind], (unsigned long long)r->ts);
+		printf("%s ts=%llu",
+		       r->kind < sizeof kinds / sizeof kinds[0] && kinds[r->kind] ? kinds[r->kind] : "?",
+		       (unsigned long long)r->ts);
 		if (r->kind == HT_TL_DEVICE)
 			printf(" end=%llu q=0x%llx dev=%u status=%d bytes=%llu",
 			       (unsigned long long)r->end, (unsigned long long)r->queue, r->device,
