@@ -33,11 +33,11 @@
 #include "common/grow.h"
 #include "common/io.h"
 #include "format/format.h"
+#include "format/stream_file.h"
 #include "format/packet.h"
 #include "os/percpu.h"
 
 #define OS_STREAM   "os-cpu"
-#define OS_PACKET   (64u * 1024)
 #define OS_INSTANCE (1ull << 32) /* above any instance id the recorder gives a stream */
 #define SPOOL_READ  4096	 /* entries per read */
 
@@ -53,11 +53,7 @@ struct pdir {
 	uint64_t lo, hi;     /* the beginnings it takes: [lo, hi) */
 	int32_t *tids;	     /* threads with a stream, sorted */
 	size_t ntids, tcap;
-	/* the stream, opened at its first event */
-	int out;
-	uint8_t *pkt;
-	size_t pos;
-	uint64_t seq, last, off;
+	struct ht_sfile s; /* the stream, opened at its first event */
 };
 
 struct writer {
@@ -185,7 +181,7 @@ static int scan(struct writer *w, int dfd)
 	}
 	rewinddir(dir);
 	while ((de = readdir(dir))) {
-		struct pdir d = {.out = -1};
+		struct pdir d = {.s.out = -1};
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
 
@@ -258,88 +254,23 @@ static struct pdir *find(struct writer *w, int32_t pid, uint64_t t)
 
 /* ---- the os stream of a directory ---- */
 
-static int packet_close(struct writer *w, struct pdir *d)
-{
-	int r;
-
-	if (!d->pos)
-		return 0;
-	ht_put64(d->pkt + HT_PC_TS_END, d->last);
-	ht_put64(d->pkt + HT_PC_CONTENT, (uint64_t)d->pos * 8);
-	ht_put64(d->pkt + HT_PC_PACKET, (uint64_t)d->pos * 8);
-	r = ht_pwrite_all(d->out, d->pkt, d->pos, d->off);
-	if (r)
-		return fail(w, d, -r, NULL);
-	d->off += d->pos;
-	d->seq++;
-	d->pos = 0;
-	return 0;
-}
-
-static void packet_open(struct pdir *d, uint64_t t)
-{
-	uint8_t *k = d->pkt;
-
-	memset(k, 0, HT_PC_THREAD_END);
-	ht_put32(k + HT_PH_MAGIC, HT_CTF_MAGIC);
-	memcpy(k + HT_PH_UUID, d->uuid, 16);
-	ht_put32(k + HT_PH_STREAM_ID, HT_SC_THREAD);
-	ht_put64(k + HT_PH_INSTANCE, OS_INSTANCE);
-	ht_put64(k + HT_PC_TS_BEGIN, t);
-	ht_put64(k + HT_PC_SEQ, d->seq);
-	ht_put32(k + HT_PC_VPID, (uint32_t)d->pid);
-	memcpy(k + HT_PC_PROCNAME, d->procname, HT_PROCNAME_LEN);
-	k[HT_PC_TS_STATE] = HT_TS_NS;
-	d->pos = ht_format_context_end(HT_SC_THREAD);
-	d->last = t;
-}
-
-/*
- * Room for an event of class id with `payload` bytes at time t (raised to
- * the stream's last): the header written, the payload's place returned.
- */
-static uint8_t *event(struct writer *w, struct pdir *d, uint32_t id, size_t payload, uint64_t t)
-{
-	uint8_t *p;
-
-	if (t < d->last)
-		t = d->last;
-	if (d->pos && d->pos + HT_EH_MAX_SIZE + payload > OS_PACKET && packet_close(w, d))
-		return NULL;
-	if (!d->pos)
-		packet_open(d, t);
-	p = d->pkt + d->pos;
-	/* LTTng's compact header where the time delta fits its 27 bits (with a 2x margin) */
-	if (id < HT_EH_EXTENDED && t - d->last < (1ull << (HT_EH_COMPACT_BITS - 1))) {
-		ht_put32(p, id | (uint32_t)(t << 5));
-		p += HT_EH_COMPACT_SIZE;
-	} else {
-		p[0] = HT_EH_EXTENDED;
-		ht_put32(p + 1, id);
-		ht_put64(p + 5, t);
-		p += HT_EH_EXTENDED_SIZE;
-	}
-	d->last = t;
-	return p;
-}
-
 /* Writes an event of class `cls` (events.def) from *ev at time t into d's stream. */
 #define OS_WRITE(w, d, cls, ev, t)                                                                 \
 	do {                                                                                       \
-		uint8_t *p_ = event((w), (d), ht_ev_##cls##_id, ht_ev_##cls##_size(ev), (t));      \
-		if (p_)                                                                            \
-			(d)->pos = (size_t)(ht_ev_##cls##_put(p_, (ev)) - (d)->pkt);               \
+		const struct ht_sfile_who who_ = {(d)->uuid, OS_INSTANCE, (d)->pid, 0,             \
+						  (d)->procname};                                  \
+		int err_ = 0;                                                                      \
+		HT_SFILE_WRITE(&(d)->s, &who_, cls, ev, t, &err_);                                 \
+		if (err_)                                                                          \
+			fail((w), (d), -err_, NULL);                                               \
 	} while (0)
 
 /* Opens d's stream (at its first event). Return: 0 or -errno. */
 static int stream_open(struct writer *w, struct pdir *d)
 {
-	d->pkt = malloc(OS_PACKET);
-	if (!d->pkt)
-		return fail(w, d, ENOMEM, NULL);
-	d->out =
+	d->s.out =
 	    openat(d->fd, OS_STREAM, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (d->out < 0)
+	if (d->s.out < 0)
 		return fail(w, d, errno, NULL);
 	return 0;
 }
@@ -355,7 +286,7 @@ static void put_state(struct writer *w, const struct ht_os_spool_ent *e)
 
 	if (e->state >= HT_CPU_STATE_COUNT || !d ||
 	    !bsearch(&e->tid, d->tids, d->ntids, sizeof *d->tids, by_tid) ||
-	    (d->out < 0 && stream_open(w, d)))
+	    (d->s.out < 0 && stream_open(w, d)))
 		return;
 	OS_WRITE(w, d, cpu_state, &ev, e->end);
 }
@@ -367,7 +298,7 @@ static void put_lost(struct writer *w, const struct ht_os_spool_ent *e)
 	for (size_t i = 0; i < w->n; i++) {
 		struct pdir *d = &w->dirs[i];
 
-		if (e->end < d->lo || e->end >= d->hi || (d->out < 0 && stream_open(w, d)))
+		if (e->end < d->lo || e->end >= d->hi || (d->s.out < 0 && stream_open(w, d)))
 			continue;
 		OS_WRITE(w, d, lost, &ev, e->end);
 	}
@@ -402,15 +333,13 @@ int ht_os_percpu_write_trace(int spool_fd, int dfd, char *msg, size_t cap)
 		}
 	}
 	for (size_t i = 0; i < w.n && !w.err; i++)
-		if (w.dirs[i].out >= 0)
-			packet_close(&w, &w.dirs[i]);
+		if (w.dirs[i].s.out >= 0 && (r = ht_sfile_packet_close(&w.dirs[i].s)))
+			fail(&w, &w.dirs[i], -r, NULL);
 	r = -w.err;
 out:
 	for (size_t i = 0; i < w.n; i++) {
-		if (w.dirs[i].out >= 0)
-			close(w.dirs[i].out);
+		ht_sfile_finish(&w.dirs[i].s); /* its last packet is out unless it failed */
 		close(w.dirs[i].fd);
-		free(w.dirs[i].pkt);
 		free(w.dirs[i].tids);
 	}
 	free(w.dirs);

@@ -31,12 +31,12 @@
 #include "common/io.h"
 #include "common/map.h"
 #include "format/format.h"
+#include "format/stream_file.h"
 #include "sampling/cct.h"
 #include "sampling/spool.h"
 #include "sampling/unwind.h"
 
 #define SAMPLES_STREAM	 "samples"
-#define SAMPLES_PACKET	 (64u * 1024)
 #define SAMPLES_INSTANCE (3ull << 32) /* above any instance id the recorder gives a stream */
 #define ENTRY_MAX	 (sizeof(struct ht_spool_entry) + 8 * HT_COUNTERS_MAX + HT_SAMPLE_STACK + 8)
 
@@ -60,11 +60,7 @@ struct image {
 	uint64_t lo, hi;     /* the sample times it takes: [lo, hi) */
 	struct imod *mods;
 	size_t nmods, capmods;
-	/* output */
-	int out;
-	uint8_t *pkt;
-	size_t pos;
-	uint64_t seq, last, off;
+	struct ht_sfile s; /* output: the samples stream */
 	struct ht_cct tree;
 	struct ht_unwind_cache *cache;
 	int err;
@@ -223,78 +219,25 @@ static long find_image(const struct writer *w, int32_t pid, uint64_t t)
 
 /* ---- the samples stream of an image ---- */
 
-static int packet_close(struct writer *w, struct image *im)
-{
-	int r;
-
-	if (!im->pos)
-		return 0;
-	ht_put64(im->pkt + HT_PC_TS_END, im->last);
-	ht_put64(im->pkt + HT_PC_CONTENT, (uint64_t)im->pos * 8);
-	ht_put64(im->pkt + HT_PC_PACKET, (uint64_t)im->pos * 8);
-	r = ht_pwrite_all(im->out, im->pkt, im->pos, im->off);
-	if (r)
-		return fail(w, im, -r, NULL);
-	im->off += im->pos;
-	im->seq++;
-	im->pos = 0;
-	return 0;
-}
-
-static void packet_open(struct image *im, uint64_t t)
-{
-	uint8_t *k = im->pkt;
-
-	memset(k, 0, HT_PC_THREAD_END);
-	ht_put32(k + HT_PH_MAGIC, HT_CTF_MAGIC);
-	memcpy(k + HT_PH_UUID, im->tp->uuid, 16);
-	ht_put32(k + HT_PH_STREAM_ID, HT_SC_THREAD);
-	ht_put64(k + HT_PH_INSTANCE, SAMPLES_INSTANCE);
-	ht_put64(k + HT_PC_TS_BEGIN, t);
-	ht_put64(k + HT_PC_SEQ, im->seq);
-	ht_put32(k + HT_PC_VPID, (uint32_t)im->pid);
-	ht_put32(k + HT_PC_VTID, (uint32_t)im->pid);
-	memcpy(k + HT_PC_PROCNAME, im->procname, HT_PROCNAME_LEN);
-	k[HT_PC_TS_STATE] = HT_TS_NS;
-	im->pos = ht_format_context_end(HT_SC_THREAD);
-	im->last = t;
-}
-
-/* Room for an event of class id with `payload` bytes at time t (raised to the last). */
+/* Room for an event of class id with `payload` bytes at time t (stream_file.h). */
 static uint8_t *event(struct writer *w, struct image *im, uint32_t id, size_t payload, uint64_t t)
 {
+	const struct ht_sfile_who who = {im->tp->uuid, SAMPLES_INSTANCE, im->pid, im->pid,
+					 im->procname};
 	uint8_t *p;
+	int err = 0;
 
-	if (im->out < 0) {
-		if (!im->pkt && !(im->pkt = malloc(SAMPLES_PACKET))) {
-			fail(w, im, ENOMEM, NULL);
-			return NULL;
-		}
-		im->out = openat(im->tp->fd, SAMPLES_STREAM,
-				 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (im->out < 0) {
+	if (im->s.out < 0) {
+		im->s.out = openat(im->tp->fd, SAMPLES_STREAM,
+				   O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (im->s.out < 0) {
 			fail(w, im, errno, NULL);
 			return NULL;
 		}
 	}
-	if (t < im->last)
-		t = im->last;
-	if (im->pos && im->pos + HT_EH_MAX_SIZE + payload > SAMPLES_PACKET && packet_close(w, im))
-		return NULL;
-	if (!im->pos)
-		packet_open(im, t);
-	p = im->pkt + im->pos;
-	/* LTTng's compact header where the time delta fits its 27 bits (with a 2x margin) */
-	if (id < HT_EH_EXTENDED && t - im->last < (1ull << (HT_EH_COMPACT_BITS - 1))) {
-		ht_put32(p, id | (uint32_t)(t << 5));
-		p += HT_EH_COMPACT_SIZE;
-	} else {
-		p[0] = HT_EH_EXTENDED;
-		ht_put32(p + 1, id);
-		ht_put64(p + 5, t);
-		p += HT_EH_EXTENDED_SIZE;
-	}
-	im->last = t;
+	p = ht_sfile_event(&im->s, &who, id, payload, t, &err);
+	if (!p)
+		fail(w, im, -err, NULL);
 	return p;
 }
 
@@ -302,7 +245,7 @@ static uint8_t *event(struct writer *w, struct image *im, uint32_t id, size_t pa
 	do {                                                                                       \
 		uint8_t *p_ = event((w), (im), ht_ev_##cls##_id, ht_ev_##cls##_size(ev), (t));     \
 		if (p_)                                                                            \
-			(im)->pos = (size_t)(ht_ev_##cls##_put(p_, (ev)) - (im)->pkt);             \
+			(im)->s.pos = (size_t)(ht_ev_##cls##_put(p_, (ev)) - (im)->s.pkt);         \
 	} while (0)
 
 struct node_ctx {
@@ -518,9 +461,7 @@ static void release(struct writer *w)
 			free(im->mods[k].path);
 		}
 		free(im->mods);
-		if (im->out >= 0)
-			close(im->out);
-		free(im->pkt);
+		ht_sfile_finish(&im->s);
 		free(im->cache);
 		ht_cct_release(&im->tree);
 	}
@@ -548,7 +489,7 @@ int ht_samples_write(const struct ht_spool *sp, const char *path, struct ht_samp
 		goto out;
 	}
 	for (unsigned int i = 0; w.t && i < w.t->nprocs; i++) {
-		struct image im = {.tp = &w.t->procs[i], .out = -1};
+		struct image im = {.tp = &w.t->procs[i], .s.out = -1};
 
 		im.pid = atoi(im.tp->name);
 		im.tree.first = HT_CCT_SAMPLES_BASE;
@@ -593,7 +534,8 @@ int ht_samples_write(const struct ht_spool *sp, const char *path, struct ht_samp
 		}
 	}
 	for (size_t i = 0; i < w.n && !w.err; i++)
-		packet_close(&w, &w.im[i]);
+		if (w.im[i].s.out >= 0 && (r = ht_sfile_packet_close(&w.im[i].s)))
+			fail(&w, &w.im[i], -r, NULL);
 	r = -w.err;
 out:
 	free(pl);
