@@ -43,7 +43,7 @@ if command -v babeltrace2 >/dev/null; then
 	else
 		echo "babeltrace2 failed: $(tail -2 "$tmp/bt2.out")"
 	fi
-	echo "babeltrace2 counter: $(grep -E 'Event messages' "$tmp/bt2.out" | head -1 | xargs)"
+	echo "babeltrace2 counter: $(grep -E 'Event messages' "$tmp/bt2.out" | tail -1 | xargs)"
 	echo "(babeltrace2 -c src.ctf.fs -c sink.utils.counter over each process directory)"
 fi
 

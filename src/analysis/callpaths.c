@@ -455,6 +455,8 @@ int ht_callpaths_compute(struct ht_trace *t, struct ht_callpaths *cp, struct ht_
 	}
 	if (!worth_a_pass(t, cp, err, &rc))
 		return rc;
+	if (!cp->have_stacks) /* samples alone: the threads' streams hold nothing for us */
+		o.kinds = HT_PK_PROCESS | HT_PK_SAMPLES;
 	rc = ht_timeline_open(&tl, t, &o);
 	if (rc) {
 		*err = tl.err;
