@@ -88,7 +88,7 @@ struct sq_proc {
 	/* the process's string ids (as shown, as recorded) and function ids -> string ids */
 	int64_t *by_string, *by_recorded, *by_fn;
 	size_t capstring, caprecorded, capfn;
-	struct ht_map stacks; /* calling-context node -> call_stacks id */
+	struct ht_map stacks;		/* calling-context node << 1 | sampled -> call_stacks id */
 	int32_t exit_code, exit_signal; /* -1 unknown */
 };
 
@@ -269,8 +269,9 @@ static const struct sq_table tables[T_COUNT] = {
 		       NULL},
     [T_STACK_FRAMES] = {"stack_frames",
 			{"stack_id INTEGER NOT NULL REFERENCES call_stacks(id)",
-			 "level INTEGER NOT NULL", "function_id INTEGER NOT NULL REFERENCES strings(id)",
-			 STR("module_id"), STR("file_id"), "line INTEGER", "inlined INTEGER NOT NULL"},
+			 "level INTEGER NOT NULL",
+			 "function_id INTEGER NOT NULL REFERENCES strings(id)", STR("module_id"),
+			 STR("file_id"), "line INTEGER", "inlined INTEGER NOT NULL"},
 			"stack_id, level",
 			NULL,
 			-1,
@@ -281,20 +282,19 @@ static const struct sq_table tables[T_COUNT] = {
 		       NULL,
 		       HT_TL_SAMPLE,
 		       fill_sample},
-    [T_MEMORY_ACCESS] = {"memory_access",
-			 {"id INTEGER PRIMARY KEY", PROC,
-			  "kernel_id INTEGER NOT NULL REFERENCES strings(id)", "arg INTEGER NOT NULL",
-			  "launches INTEGER NOT NULL", "reads INTEGER NOT NULL",
-			  "writes INTEGER NOT NULL", "atomics INTEGER NOT NULL",
-			  "bytes_read INTEGER NOT NULL", "bytes_written INTEGER NOT NULL",
-			  "bytes_atomic INTEGER NOT NULL", "buffer_bytes INTEGER", "range_lo INTEGER",
-			  "range_hi INTEGER", "accesses_32 INTEGER NOT NULL",
-			  "sectors INTEGER NOT NULL", "ideal_sectors INTEGER NOT NULL",
-			  "out_of_bounds INTEGER NOT NULL", "strides TEXT"},
-			 NULL,
-			 NULL,
-			 -1,
-			 NULL},
+    [T_MEMORY_ACCESS] =
+	{"memory_access",
+	 {"id INTEGER PRIMARY KEY", PROC, "kernel_id INTEGER NOT NULL REFERENCES strings(id)",
+	  "arg INTEGER NOT NULL", "launches INTEGER NOT NULL", "reads INTEGER NOT NULL",
+	  "writes INTEGER NOT NULL", "atomics INTEGER NOT NULL", "bytes_read INTEGER NOT NULL",
+	  "bytes_written INTEGER NOT NULL", "bytes_atomic INTEGER NOT NULL", "buffer_bytes INTEGER",
+	  "range_lo INTEGER", "range_hi INTEGER", "accesses_32 INTEGER NOT NULL",
+	  "sectors INTEGER NOT NULL", "ideal_sectors INTEGER NOT NULL",
+	  "out_of_bounds INTEGER NOT NULL", "strides TEXT"},
+	 NULL,
+	 NULL,
+	 -1,
+	 NULL},
     [T_MEM_LAUNCHES] = {"memory_access_launches",
 			{"id INTEGER PRIMARY KEY", PROC, "correlation_id INTEGER NOT NULL",
 			 "kernel_id INTEGER NOT NULL REFERENCES strings(id)", "sample INTEGER",
@@ -314,11 +314,11 @@ static const struct sq_table tables[T_COUNT] = {
 		     -1,
 		     NULL},
     [T_MPI_OPS] = {"mpi_ops",
-		   {ID, THREAD, "kind TEXT NOT NULL", "name_id INTEGER NOT NULL REFERENCES strings(id)",
-		    TIME("ts"), TIME("begin"), "rank INTEGER NOT NULL", "comm INTEGER",
-		    "comm_rank INTEGER", "peer INTEGER", "peer_world INTEGER", "tag INTEGER",
-		    "bytes INTEGER NOT NULL", "received INTEGER", "request INTEGER",
-		    "cancelled INTEGER NOT NULL"},
+		   {ID, THREAD, "kind TEXT NOT NULL",
+		    "name_id INTEGER NOT NULL REFERENCES strings(id)", TIME("ts"), TIME("begin"),
+		    "rank INTEGER NOT NULL", "comm INTEGER", "comm_rank INTEGER", "peer INTEGER",
+		    "peer_world INTEGER", "tag INTEGER", "bytes INTEGER NOT NULL",
+		    "received INTEGER", "request INTEGER", "cancelled INTEGER NOT NULL"},
 		   "ts, id",
 		   NULL,
 		   HT_TL_MPI,
@@ -543,7 +543,7 @@ static int64_t stack_row(struct sq *s, unsigned int p, struct sq_proc *sp,
 		return 0;
 	}
 	id = ++s->next_id[T_CALL_STACKS];
-	if (!ht_map_u64(&sp->stacks, node, (uint64_t)id, NULL)) {
+	if (!ht_map_u64(&sp->stacks, (uint64_t)node << 1 | (sampled != 0), (uint64_t)id, NULL)) {
 		s->nomem = 1;
 		return 0;
 	}
@@ -582,8 +582,10 @@ static int64_t stack_row(struct sq *s, unsigned int p, struct sq_proc *sp,
 /*
  * The call_stacks id of process p's calling-context node, its row and its
  * callers' written on first sight (callers first: a parent's id is smaller).
- * sampled: node is a CPU sample's innermost frame (the instruction itself,
- * not a return address). Return: 0 for no node or an undefined one.
+ * sampled: node is a CPU sample's innermost frame, the instruction itself;
+ * else, and always for its callers, the frame is a return address. A node
+ * can be both (a sample taken right at a return address): two rows then,
+ * each resolved as what it is. Return: 0 for no node or an undefined one.
  */
 static int64_t stack_of(struct sq *s, unsigned int p, uint32_t node, int sampled)
 {
@@ -596,7 +598,8 @@ static int64_t stack_of(struct sq *s, unsigned int p, uint32_t node, int sampled
 	if (!node || !sp || !pi->stacks)
 		return 0;
 	while (node && n < HT_STACK_DEPTH) {
-		const uint64_t *seen = ht_map_find_u64(&sp->stacks, node);
+		const uint64_t *seen =
+		    ht_map_find_u64(&sp->stacks, (uint64_t)node << 1 | (sampled && !n));
 		const uint64_t *v;
 
 		if (seen) {
@@ -885,8 +888,8 @@ static int fill_mem_launch(struct sq *s, const struct ht_tl_record *x)
 	int created;
 	uint64_t *v = ht_map_u64(&s->launch_of, launch_key(x->proc, x->corr), 0, &created);
 
-	if (!v || ht_grow((void **)&s->launches, &s->caplaunches, sizeof *s->launches,
-			  s->nlaunches + 1))
+	if (!v ||
+	    ht_grow((void **)&s->launches, &s->caplaunches, sizeof *s->launches, s->nlaunches + 1))
 		return -ENOMEM;
 	if (!created && s->launches[*v - 1].live) /* the corr again: the older launch is over */
 		launch_row(s, &s->launches[*v - 1]);
@@ -917,8 +920,9 @@ static int fill_mem_end(struct sq *s, const struct ht_tl_record *x)
 
 static int fill_mpi(struct sq *s, const struct ht_tl_record *x)
 {
-	static const char *const kinds[HT_TL_MPI_KIND_COUNT] = {
-	    "send", "isend", "isend_done", "recv", "irecv_post", "irecv", "coll", "coll_post", "rma"};
+	static const char *const kinds[HT_TL_MPI_KIND_COUNT] = {"send", "isend",      "isend_done",
+								"recv", "irecv_post", "irecv",
+								"coll", "coll_post",  "rma"};
 	int64_t th = thread_of(s, x->proc, x->tid), name = intern(s, x->name ? x->name : "?");
 	int p2p = x->cmd_kind < HT_TL_MPI_COLL, coll = !p2p && x->cmd_kind != HT_TL_MPI_RMA;
 	struct ht_sq_cell *c = row(s, T_MPI_OPS);

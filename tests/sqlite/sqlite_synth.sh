@@ -22,7 +22,7 @@ q = lambda sql: db.execute(sql).fetchall()
 S = "(SELECT value FROM strings WHERE id = %s)"
 meta = dict(q("SELECT key, value FROM meta"))
 eq("schema", (meta["schema_version"], meta["schema_compat"], meta["time_unit"], meta["time_clock"]),
-   ("1", "1", "ns", "CLOCK_MONOTONIC"))
+   ("2", "1", "ns", "CLOCK_MONOTONIC"))
 eq("span", (int(meta["first_ns"]) - B, int(meta["last_ns"]) - B, meta["device_commands"]),
    (400, 12300, "5"))
 eq("strings are interned", q("SELECT count(*) = count(DISTINCT value) FROM strings"), [(1,)])
