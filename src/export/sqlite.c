@@ -23,6 +23,7 @@
 
 #include "analysis/defs.h"
 #include "analysis/escape.h"
+#include "analysis/lifetimes.h"
 #include "analysis/stacks.h"
 #include "analysis/timeline.h"
 #include "common/grow.h"
@@ -88,8 +89,7 @@ struct sq_proc {
 	/* the process's string ids (as shown, as recorded) and function ids -> string ids */
 	int64_t *by_string, *by_recorded, *by_fn;
 	size_t capstring, caprecorded, capfn;
-	struct ht_map stacks;		/* calling-context node << 1 | sampled -> call_stacks id */
-	int32_t exit_code, exit_signal; /* -1 unknown */
+	struct ht_map stacks; /* calling-context node << 1 | sampled -> call_stacks id */
 };
 
 /* A memory-access launch waiting for its end (memory_access_launches). */
@@ -120,6 +120,7 @@ struct sq {
 	size_t capthreads;
 	uint64_t last_tkey;
 	int64_t last_tid;
+	struct ht_life *lives; /* per process: how it ended (lifetimes.h), NULL if unknown */
 	/* calling contexts: frames resolved once per node */
 	struct ht_symbols *sym;
 	/* memory-access launches by (proc, corr) -> index + 1 into launches */
@@ -146,7 +147,6 @@ static int fill_instant(struct sq *s, const struct ht_tl_record *x);
 static int fill_counter(struct sq *s, const struct ht_tl_record *x);
 static int fill_os_state(struct sq *s, const struct ht_tl_record *x);
 static int fill_loss(struct sq *s, const struct ht_tl_record *x);
-static int fill_task(struct sq *s, const struct ht_tl_record *x);
 static int fill_sample(struct sq *s, const struct ht_tl_record *x);
 static int fill_mem_launch(struct sq *s, const struct ht_tl_record *x);
 static int fill_mem_end(struct sq *s, const struct ht_tl_record *x);
@@ -325,12 +325,8 @@ static const struct sq_table tables[T_COUNT] = {
 		   fill_mpi},
 };
 
-/*
- * Records that complete rows of a table written later: a process's exit
- * (processes, written at the end), a memory-access launch's end (its row).
- */
+/* Records that complete a row of a table filled from another kind: a memory-access launch's end. */
 static const struct sq_table updates[] = {
-    {"processes", {NULL}, NULL, NULL, HT_TL_TASK, fill_task},
     {"memory_access_launches", {NULL}, NULL, NULL, HT_TL_MEM_END, fill_mem_end},
 };
 
@@ -390,15 +386,11 @@ static int64_t intern(struct sq *s, const char *v)
 
 static struct sq_proc *proc(struct sq *s, unsigned int p)
 {
-	size_t had = s->capprocs;
-
 	if (p >= s->capprocs &&
 	    ht_grow((void **)&s->procs, &s->capprocs, sizeof *s->procs, (size_t)p + 1)) {
 		s->nomem = 1;
 		return NULL;
 	}
-	for (size_t i = had; i < s->capprocs; i++)
-		s->procs[i].exit_code = s->procs[i].exit_signal = -1;
 	return &s->procs[p];
 }
 
@@ -823,26 +815,6 @@ static int fill_loss(struct sq *s, const struct ht_tl_record *x)
 	return 0;
 }
 
-/* A process's exit: its own (process_exit), or as its parent saw it (child_exit). */
-static int fill_task(struct sq *s, const struct ht_tl_record *x)
-{
-	struct sq_proc *p = NULL;
-
-	if (x->cmd_kind == HT_TASK_PROCESS_EXIT && x->ret >= 0)
-		p = proc(s, x->proc);
-	else if (x->cmd_kind == HT_TASK_CHILD_EXIT)
-		for (unsigned int i = 0; i < s->trace->nprocs && !p; i++)
-			if (ht_timeline_proc(s->tl, i)->pid == x->tid)
-				p = proc(s, i);
-	if (!p)
-		return 0;
-	if (x->ret >= 0)
-		p->exit_code = x->ret;
-	if (x->cmd_kind == HT_TASK_CHILD_EXIT && x->value > 0)
-		p->exit_signal = (int32_t)x->value;
-	return 0;
-}
-
 static int fill_sample(struct sq *s, const struct ht_tl_record *x)
 {
 	int64_t th = thread_of(s, x->proc, x->tid), st = stack_of(s, x->proc, x->stack, 1);
@@ -1140,6 +1112,14 @@ static int write_memory_access(struct sq *s, struct ht_read_error *err)
 static void write_end(struct sq *s)
 {
 	uint64_t first = 0, last = 0;
+	struct ht_read_error lerr = {0};
+
+	/* how each process ended: a pass over the process streams (small); none if it fails */
+	s->lives = calloc(s->trace->nprocs ? s->trace->nprocs : 1, sizeof *s->lives);
+	if (s->lives && ht_lifetimes_compute(s->trace, s->lives, &lerr)) {
+		free(s->lives);
+		s->lives = NULL;
+	}
 
 	/* spans from every event of each stream, recorded or not */
 	for (unsigned int i = 0; i < ht_timeline_nstreams(s->tl); i++) {
@@ -1189,10 +1169,10 @@ static void write_end(struct sq *s)
 		put_int(&c[4], p->cmdline);
 		put_known(&c[5], p->start);
 		put_known(&c[6], p->end);
-		if (p->exit_code >= 0)
-			put_int(&c[7], p->exit_code);
-		if (p->exit_signal > 0)
-			put_int(&c[8], p->exit_signal);
+		if (s->lives && s->lives[i].how == HT_LIFE_EXIT)
+			put_int(&c[7], s->lives[i].code);
+		if (s->lives && s->lives[i].how == HT_LIFE_SIGNAL)
+			put_int(&c[8], s->lives[i].signal);
 	}
 	for (int64_t i = 0; i < s->next_id[T_THREADS]; i++) {
 		const struct sq_thread *th = &s->threads[i];
@@ -1300,6 +1280,9 @@ static void sq_release(struct sq *s)
 		ht_symbols_destroy(s->sym);
 	ht_map_release(&s->launch_of);
 	free(s->launches);
+	for (size_t i = 0; s->lives && i < s->trace->nprocs; i++)
+		ht_lifetimes_release(&s->lives[i]);
+	free(s->lives);
 	free(s->procs);
 	free(s->threads);
 	ht_map_release(&s->strings);

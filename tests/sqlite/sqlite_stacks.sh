@@ -80,6 +80,9 @@ r = q("""SELECT count(*), min(f.line), max(fl.value) FROM cpu_samples x
     WHERE s.value = 'burn_cpu'""")[0]
 if not r[0] or not r[1] or not r[2].endswith("tests/sampling/cs_prog.c"):
     fail(f"burn_cpu's samples: {r}")
+# the process exited with 0, by itself
+if q("SELECT exit_code, exit_signal FROM processes") != [(0, None)]:
+    fail(f"processes' exits: {q('SELECT pid, exit_code, exit_signal FROM processes')}")
 print(f"ok: {n} samples, {len(self)} functions, {launches} launches with stacks, "
       f"{q('SELECT count(*) FROM call_stacks')[0][0]} nodes")
 PY
