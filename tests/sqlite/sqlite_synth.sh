@@ -88,4 +88,11 @@ eq("synced transfer", q(f"SELECT kind, bytes, start - {B}, end - {B} FROM transf
    [("copy_d2h", 1000000, 12000, 13000)])
 eq("device clock", q("SELECT sync, round(offset_ns), samples > 0 FROM devices"), [("ok", 1000000.0, 1)])
 PY
+# how processes ended: a shell that exits 3 after its child, killed by SIGTERM
+"$HT" record -q -o k -- sh -c 'sh -c "kill -TERM \$\$"; exit 3' >k.out 2>&1
+assert_eq "$?" 3 "the recorded shell's status"
+"$HT" export k --format sqlite -o k.sqlite 2>err.txt || fail "export k: $(cat err.txt)"
+got=$(/usr/bin/python3 -c "import sqlite3, sys
+print(sqlite3.connect(sys.argv[1]).execute('SELECT group_concat(coalesce(exit_code, \'-\') || \'/\' || coalesce(exit_signal, \'-\'), \' \') FROM (SELECT * FROM processes ORDER BY id)').fetchone()[0])" k.sqlite)
+assert_eq "$got" "3/- -/15" "processes' exit_code/exit_signal"
 echo "ok"
