@@ -12,8 +12,8 @@
 #include "export/sqlite_rows.h"
 
 #define SQ_ROWS 4096 /* rows per batch (one INSERT ... SELECT) */
-/* batches allocated at most: one per table being filled, the rest (8 or more) in flight */
-#define SQ_BATCHES (HT_SQ_TABLES + 8)
+#define SQ_BATCHES                                                                                 \
+	24 /* batches allocated at most: one per table being filled, the rest in flight */
 
 struct ht_sq_batch {
 	unsigned int table;
