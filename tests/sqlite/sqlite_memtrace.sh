@@ -4,6 +4,8 @@
 # --mode block`, checked exactly against `report --format json`
 # (memory_access, memory_access_totals) and against the known pattern.
 . "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/sqlib.sh"
+SRC=$2
 MT=$BUILD/bin/mt_prog
 /usr/bin/python3 -c "import sqlite3" 2>/dev/null || { echo "SKIP: python3 sqlite3 module missing"; exit 77; }
 [ -x "$MT" ] || { echo "SKIP: mt_prog not built (no OpenCL)"; exit 77; }
@@ -60,4 +62,6 @@ if k != n:
     fail(f"{k} of {n} launches match a kernel by correlation id and name")
 print(f"ok: {len(rows)} memory_access rows, {n} launches, {records} records")
 PY
+doc_queries t.sqlite
+grep -qE '^unit\|0\|'"$N"'\|0\|0\|4.0\|4\|0$' t.sqlite.queries || fail "the memory-access query: no unit row"
 echo "ok"

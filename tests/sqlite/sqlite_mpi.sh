@@ -5,6 +5,8 @@
 # known calls. The job runs under `timeout` and is killed if the test ends
 # early; Open MPI's session files go to the test's own directory.
 . "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/sqlib.sh"
+SRC=$2
 MPIPROG=$BUILD/bin/mpi_prog
 /usr/bin/python3 -c "import sqlite3" 2>/dev/null || { echo "SKIP: python3 sqlite3 module missing"; exit 77; }
 command -v mpirun >/dev/null || { echo "SKIP: mpirun absent (openmpi-bin)"; exit 77; }
@@ -61,4 +63,6 @@ if bad:
     fail(f"{bad} messages with a bad peer_world")
 print(f"ok: 4 ranks as the report, {sum(kinds.values())} mpi_ops {kinds}")
 PY
+doc_queries t.sqlite
+[ "$(grep -cE '^[0-3]\|[^|]+\|'$((2 * ITERS + 1))'\|'$((2 * ITERS + 1))'\|' t.sqlite.queries)" = 4 ] || fail "the per-rank query: $(cat t.sqlite.queries)"
 echo "ok"

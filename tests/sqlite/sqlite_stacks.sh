@@ -4,6 +4,8 @@
 # helper, a CPU-bound function, a dlopen'ed plugin), checked exactly against
 # `report --format json` (cpu_samples, calling_contexts).
 . "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/sqlib.sh"
+SRC=$2
 [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import sqlite3" 2>/dev/null ||
 	{ echo "SKIP: python3 sqlite3 module missing"; exit 77; }
 . "$(dirname "$0")/../sampling/samplib.sh"
@@ -86,4 +88,6 @@ if q("SELECT exit_code, exit_signal FROM processes") != [(0, None)]:
 print(f"ok: {n} samples, {len(self)} functions, {launches} launches with stacks, "
       f"{q('SELECT count(*) FROM call_stacks')[0][0]} nodes")
 PY
+doc_queries t.sqlite
+grep -qE '^burn_cpu\|[0-9]+$' t.sqlite.queries || fail "the samples-per-function query: no burn_cpu row"
 echo "ok"
