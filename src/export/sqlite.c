@@ -859,7 +859,8 @@ static void launch_row(struct sq *s, struct sq_launch *l)
 	put_int(&c[1], (int64_t)l->proc + 1);
 	put_int(&c[2], (int64_t)l->corr);
 	put_int(&c[3], l->kernel);
-	put_known(&c[4], l->sample);
+	if (l->sample > 1)
+		put_int(&c[4], l->sample);
 	if (l->ended) {
 		put_int(&c[5], (int64_t)l->records);
 		put_int(&c[6], (int64_t)l->dropped);
