@@ -13,6 +13,18 @@
  * insert; the event tables are therefore WITHOUT ROWID tables keyed (time,
  * id): the key is the time index, and rows, which come nearly in time
  * order, are appended (2.0 M rows/s). One transaction, no journal.
+ *
+ * What needs more than one record is made where it is known: a calling
+ * context's rows (call_stacks, stack_frames) when an API call or a CPU
+ * sample first names it, its frames resolved by src/symbols (loading the
+ * DWARF of the modules sampled costs ~0.15 s and ~20 MB once, measured on
+ * the bench's trace, whose recorder sampled 38 times); the memory-access
+ * summary by the report's own analysis after the pass (one more pass over
+ * the device streams, only when the trace holds memory-access launches);
+ * how processes ended by the lifetimes analysis (a pass over the process
+ * streams). Records of no such kind cost nothing more: bench/sqlite.sh on
+ * 9 M events (38 of them samples) took 1.92 s before these tables, 1.95 s
+ * with them (medians of 3, the same machine).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,11 +33,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/defs.h"
 #include "analysis/escape.h"
+#include "analysis/lifetimes.h"
+#include "analysis/stacks.h"
 #include "analysis/timeline.h"
 #include "common/grow.h"
 #include "common/map.h"
 #include "export/sqlite.h"
+#include "memtrace/analysis.h"
+#include "symbols/symbols.h"
 
 #ifdef HT_HAVE_SQLITE
 #include "export/sqlite_rows.h"
@@ -47,6 +64,13 @@ enum {
 	T_COUNTERS,
 	T_OS_STATES,
 	T_LOSSES,
+	T_CALL_STACKS,
+	T_STACK_FRAMES,
+	T_CPU_SAMPLES,
+	T_MEMORY_ACCESS,
+	T_MEM_LAUNCHES,
+	T_MPI_RANKS,
+	T_MPI_OPS,
 	T_COUNT
 };
 
@@ -77,6 +101,16 @@ struct sq_proc {
 	/* the process's string ids (as shown, as recorded) and function ids -> string ids */
 	int64_t *by_string, *by_recorded, *by_fn;
 	size_t capstring, caprecorded, capfn;
+	struct ht_map stacks; /* calling-context node << 1 | sampled -> call_stacks id */
+};
+
+/* A memory-access launch waiting for its end (memory_access_launches). */
+struct sq_launch {
+	uint64_t corr, records, dropped;
+	unsigned int proc;
+	int64_t kernel;
+	uint32_t sample;
+	int live, ended;
 };
 
 struct sq {
@@ -85,7 +119,7 @@ struct sq {
 	struct ht_timeline *tl;
 	struct ht_trace *trace;
 	int64_t next_id[T_COUNT]; /* the last id given per table */
-	const struct sq_table *by_kind[HT_TL_DEFINITION + 1][SQ_PER_KIND];
+	const struct sq_table *by_kind[HT_TL_MPI + 1][SQ_PER_KIND];
 	/* strings, processes, threads, queues */
 	struct ht_map strings;
 	struct sq_proc *procs;
@@ -98,6 +132,13 @@ struct sq {
 	size_t capthreads;
 	uint64_t last_tkey;
 	int64_t last_tid;
+	struct ht_life *lives; /* per process: how it ended (lifetimes.h), NULL if unknown */
+	/* calling contexts: frames resolved once per node */
+	struct ht_symbols *sym;
+	/* memory-access launches by (proc, corr) -> index + 1 into launches */
+	struct ht_map launch_of;
+	struct sq_launch *launches;
+	size_t nlaunches, caplaunches;
 	/* JSON of arguments */
 	FILE *js;
 	char *jsbuf;
@@ -118,6 +159,10 @@ static int fill_instant(struct sq *s, const struct ht_tl_record *x);
 static int fill_counter(struct sq *s, const struct ht_tl_record *x);
 static int fill_os_state(struct sq *s, const struct ht_tl_record *x);
 static int fill_loss(struct sq *s, const struct ht_tl_record *x);
+static int fill_sample(struct sq *s, const struct ht_tl_record *x);
+static int fill_mem_launch(struct sq *s, const struct ht_tl_record *x);
+static int fill_mem_end(struct sq *s, const struct ht_tl_record *x);
+static int fill_mpi(struct sq *s, const struct ht_tl_record *x);
 
 #define STR(c)	c " INTEGER REFERENCES strings(id)"
 #define PROC	"process_id INTEGER NOT NULL REFERENCES processes(id)"
@@ -132,7 +177,8 @@ static const struct sq_table tables[T_COUNT] = {
 	{"strings", {"id INTEGER PRIMARY KEY", "value TEXT NOT NULL"}, NULL, NULL, -1, NULL},
     [T_PROCESSES] = {"processes",
 		     {"id INTEGER PRIMARY KEY", "pid INTEGER NOT NULL", "ppid INTEGER",
-		      STR("name_id"), STR("cmdline_id"), "start INTEGER", "end INTEGER"},
+		      STR("name_id"), STR("cmdline_id"), "start INTEGER", "end INTEGER",
+		      "exit_code INTEGER", "exit_signal INTEGER"},
 		     NULL,
 		     NULL,
 		     HT_TL_PROCESS,
@@ -225,6 +271,75 @@ static const struct sq_table tables[T_COUNT] = {
 		  NULL,
 		  HT_TL_LOST,
 		  fill_loss},
+    [T_CALL_STACKS] = {"call_stacks",
+		       {"id INTEGER PRIMARY KEY", PROC, "node INTEGER NOT NULL",
+			"parent_id INTEGER REFERENCES call_stacks(id)", STR("module_id"),
+			"address INTEGER NOT NULL", "sampled INTEGER NOT NULL"},
+		       NULL,
+		       NULL,
+		       -1,
+		       NULL},
+    [T_STACK_FRAMES] = {"stack_frames",
+			{"stack_id INTEGER NOT NULL REFERENCES call_stacks(id)",
+			 "level INTEGER NOT NULL",
+			 "function_id INTEGER NOT NULL REFERENCES strings(id)", STR("module_id"),
+			 STR("file_id"), "line INTEGER", "inlined INTEGER NOT NULL"},
+			"stack_id, level",
+			NULL,
+			-1,
+			NULL},
+    [T_CPU_SAMPLES] = {"cpu_samples",
+		       {ID, THREAD, TIME("ts"), "stack_id INTEGER REFERENCES call_stacks(id)"},
+		       "ts, id",
+		       NULL,
+		       HT_TL_SAMPLE,
+		       fill_sample},
+    [T_MEMORY_ACCESS] =
+	{"memory_access",
+	 {"id INTEGER PRIMARY KEY", PROC, "kernel_id INTEGER NOT NULL REFERENCES strings(id)",
+	  "arg INTEGER NOT NULL", "launches INTEGER NOT NULL", "reads INTEGER NOT NULL",
+	  "writes INTEGER NOT NULL", "atomics INTEGER NOT NULL", "bytes_read INTEGER NOT NULL",
+	  "bytes_written INTEGER NOT NULL", "bytes_atomic INTEGER NOT NULL", "buffer_bytes INTEGER",
+	  "range_lo INTEGER", "range_hi INTEGER", "accesses_32 INTEGER NOT NULL",
+	  "sectors INTEGER NOT NULL", "ideal_sectors INTEGER NOT NULL",
+	  "out_of_bounds INTEGER NOT NULL", "strides TEXT"},
+	 NULL,
+	 NULL,
+	 -1,
+	 NULL},
+    [T_MEM_LAUNCHES] = {"memory_access_launches",
+			{"id INTEGER PRIMARY KEY", PROC, "correlation_id INTEGER NOT NULL",
+			 "kernel_id INTEGER NOT NULL REFERENCES strings(id)", "sample INTEGER",
+			 "records INTEGER", "dropped INTEGER"},
+			NULL,
+			"memory_access_launches_correlation ON "
+			"memory_access_launches(correlation_id)",
+			HT_TL_MEM_LAUNCH,
+			fill_mem_launch},
+    [T_MPI_RANKS] = {"mpi_ranks",
+		     {"process_id INTEGER PRIMARY KEY REFERENCES processes(id)",
+		      "rank INTEGER NOT NULL", "size INTEGER NOT NULL", STR("host_id"),
+		      STR("job_id"), "clock_offset_ns INTEGER", "clock_error_ns INTEGER",
+		      "clock_drift_ppm REAL", "clock_measurements INTEGER NOT NULL"},
+		     NULL,
+		     NULL,
+		     -1,
+		     NULL},
+    [T_MPI_OPS] = {"mpi_ops",
+		   {ID, THREAD, "kind TEXT NOT NULL",
+		    "name_id INTEGER NOT NULL REFERENCES strings(id)", TIME("ts"), TIME("begin"),
+		    "rank INTEGER NOT NULL", "comm INTEGER", "comm_rank INTEGER", "peer INTEGER",
+		    "peer_world INTEGER", "tag INTEGER", "bytes INTEGER NOT NULL",
+		    "received INTEGER", "request INTEGER", "cancelled INTEGER NOT NULL"},
+		   "ts, id",
+		   NULL,
+		   HT_TL_MPI,
+		   fill_mpi},
+};
+
+/* Records that complete a row of a table filled from another kind: a memory-access launch's end. */
+static const struct sq_table updates[] = {
+    {"memory_access_launches", {NULL}, NULL, NULL, HT_TL_MEM_END, fill_mem_end},
 };
 
 /* ---- rows ---- */
@@ -413,6 +528,98 @@ static void put_args(struct sq *s, int t, struct ht_sq_cell *c, const struct ht_
 	ht_sq_rows_text(&s->rows, (unsigned int)t, c, s->jsbuf, (size_t)n);
 }
 
+/* ---- calling contexts: call_stacks and stack_frames ---- */
+
+/* The call_stacks row of node (parent: its parent's row, 0 none), with its frames resolved. */
+static int64_t stack_row(struct sq *s, unsigned int p, struct sq_proc *sp,
+			 const struct ht_stacks *st, uint32_t node, int64_t parent, int sampled)
+{
+	const uint64_t *v = ht_map_find_u64(&st->nodes, node);
+	uint64_t frame = st->node[*v - 1].frame;
+	const struct ht_stack_module *m = ht_stacks_module(st, frame);
+	struct ht_sym_frame sf[HT_SYM_INLINE_MAX];
+	struct ht_sq_cell *c;
+	int64_t id;
+	int n;
+
+	if (!s->sym && !(s->sym = ht_symbols_create())) {
+		s->nomem = 1;
+		return 0;
+	}
+	id = ++s->next_id[T_CALL_STACKS];
+	if (!ht_map_u64(&sp->stacks, (uint64_t)node << 1 | (sampled != 0), (uint64_t)id, NULL)) {
+		s->nomem = 1;
+		return 0;
+	}
+	c = row(s, T_CALL_STACKS);
+	if (!c)
+		return 0;
+	put_int(&c[0], id);
+	put_int(&c[1], (int64_t)p + 1);
+	put_int(&c[2], node);
+	if (parent)
+		put_int(&c[3], parent);
+	if (m)
+		put_int(&c[4], intern(s, m->path));
+	put_int(&c[5], (int64_t)(m ? ht_frame_addr(frame) : frame));
+	put_int(&c[6], sampled);
+	n = ht_symbols_resolve(s->sym, m ? m->path : NULL, m ? m->build_id : NULL,
+			       m ? ht_frame_addr(frame) : frame, !sampled, sf, HT_SYM_INLINE_MAX);
+	for (int i = 0; i < n; i++) {
+		c = row(s, T_STACK_FRAMES);
+		if (!c)
+			return 0;
+		put_int(&c[0], id);
+		put_int(&c[1], i);
+		put_int(&c[2], intern(s, sf[i].function));
+		if (sf[i].module)
+			put_int(&c[3], intern(s, sf[i].module));
+		if (sf[i].file)
+			put_int(&c[4], intern(s, sf[i].file));
+		if (sf[i].line > 0)
+			put_int(&c[5], sf[i].line);
+		put_int(&c[6], sf[i].inlined);
+	}
+	return id;
+}
+
+/*
+ * The call_stacks id of process p's calling-context node, its row and its
+ * callers' written on first sight (callers first: a parent's id is smaller).
+ * sampled: node is a CPU sample's innermost frame, the instruction itself;
+ * else, and always for its callers, the frame is a return address. A node
+ * can be both (a sample taken right at a return address): two rows then,
+ * each resolved as what it is. Return: 0 for no node or an undefined one.
+ */
+static int64_t stack_of(struct sq *s, unsigned int p, uint32_t node, int sampled)
+{
+	const struct ht_proc_info *pi = ht_timeline_proc(s->tl, p);
+	struct sq_proc *sp = proc(s, p);
+	uint32_t chain[HT_STACK_DEPTH];
+	int64_t id = 0;
+	int n = 0;
+
+	if (!node || !sp || !pi->stacks)
+		return 0;
+	while (node && n < HT_STACK_DEPTH) {
+		const uint64_t *seen =
+		    ht_map_find_u64(&sp->stacks, (uint64_t)node << 1 | (sampled && !n));
+		const uint64_t *v;
+
+		if (seen) {
+			id = (int64_t)*seen;
+			break;
+		}
+		if (!(v = ht_map_find_u64(&pi->stacks->nodes, node)))
+			break; /* undefined: its callers are unknown */
+		chain[n++] = node;
+		node = pi->stacks->node[*v - 1].parent;
+	}
+	while (n-- > 0 && !s->nomem)
+		id = stack_row(s, p, sp, pi->stacks, chain[n], id, sampled && n == 0);
+	return s->nomem ? 0 : id;
+}
+
 /* ---- fill functions: one per table, from the records of its kind ---- */
 
 static int fill_process(struct sq *s, const struct ht_tl_record *x)
@@ -464,7 +671,8 @@ static int fill_api_call(struct sq *s, const struct ht_tl_record *x)
 	put_int(&c[4], (int64_t)x->ts);
 	put_int(&c[5], x->ret);
 	put_known(&c[6], x->corr);
-	/* c[7] callstack_id: NULL until call stacks are recorded */
+	if (x->stack)
+		put_known(&c[7], (uint64_t)stack_of(s, x->proc, x->stack, 0));
 	put_int(&c[8], x->depth);
 	put_args(s, T_API_CALLS, &c[9], x);
 	return 0;
@@ -619,6 +827,116 @@ static int fill_loss(struct sq *s, const struct ht_tl_record *x)
 	return 0;
 }
 
+static int fill_sample(struct sq *s, const struct ht_tl_record *x)
+{
+	int64_t th = thread_of(s, x->proc, x->tid), st = stack_of(s, x->proc, x->stack, 1);
+	struct ht_sq_cell *c = row(s, T_CPU_SAMPLES);
+
+	if (!c)
+		return -ENOMEM;
+	put_int(&c[0], ++s->next_id[T_CPU_SAMPLES]);
+	put_int(&c[1], th);
+	put_int(&c[2], (int64_t)x->ts);
+	if (st)
+		put_int(&c[3], st);
+	return 0;
+}
+
+static uint64_t launch_key(unsigned int p, uint64_t corr)
+{
+	return (uint64_t)p << 48 ^ corr;
+}
+
+/* The memory_access_launches row of launch l (records and dropped NULL when it never ended). */
+static void launch_row(struct sq *s, struct sq_launch *l)
+{
+	struct ht_sq_cell *c = row(s, T_MEM_LAUNCHES);
+
+	l->live = 0;
+	if (!c)
+		return;
+	put_int(&c[0], l - s->launches + 1);
+	put_int(&c[1], (int64_t)l->proc + 1);
+	put_int(&c[2], (int64_t)l->corr);
+	put_int(&c[3], l->kernel);
+	if (l->sample > 1)
+		put_int(&c[4], l->sample);
+	if (l->ended) {
+		put_int(&c[5], (int64_t)l->records);
+		put_int(&c[6], (int64_t)l->dropped);
+	}
+}
+
+static int fill_mem_launch(struct sq *s, const struct ht_tl_record *x)
+{
+	struct sq_launch *l;
+	int created;
+	uint64_t *v = ht_map_u64(&s->launch_of, launch_key(x->proc, x->corr), 0, &created);
+
+	if (!v ||
+	    ht_grow((void **)&s->launches, &s->caplaunches, sizeof *s->launches, s->nlaunches + 1))
+		return -ENOMEM;
+	if (!created && s->launches[*v - 1].live) /* the corr again: the older launch is over */
+		launch_row(s, &s->launches[*v - 1]);
+	l = &s->launches[s->nlaunches++];
+	*l = (struct sq_launch){.corr = x->corr,
+				.proc = x->proc,
+				.kernel = intern(s, x->name ? x->name : "?"),
+				.sample = x->mem.sample,
+				.live = 1};
+	*v = s->nlaunches;
+	return 0;
+}
+
+static int fill_mem_end(struct sq *s, const struct ht_tl_record *x)
+{
+	uint64_t *v = ht_map_find_u64(&s->launch_of, launch_key(x->proc, x->corr));
+	struct sq_launch *l;
+
+	if (!v || !s->launches[*v - 1].live)
+		return 0;
+	l = &s->launches[*v - 1];
+	l->ended = 1;
+	l->records = x->mem.records;
+	l->dropped = x->mem.dropped;
+	launch_row(s, l);
+	return 0;
+}
+
+static int fill_mpi(struct sq *s, const struct ht_tl_record *x)
+{
+	static const char *const kinds[HT_TL_MPI_KIND_COUNT] = {"send", "isend",      "isend_done",
+								"recv", "irecv_post", "irecv",
+								"coll", "coll_post",  "rma"};
+	int64_t th = thread_of(s, x->proc, x->tid), name = intern(s, x->name ? x->name : "?");
+	int p2p = x->cmd_kind < HT_TL_MPI_COLL, coll = !p2p && x->cmd_kind != HT_TL_MPI_RMA;
+	struct ht_sq_cell *c = row(s, T_MPI_OPS);
+
+	if (!c)
+		return -ENOMEM;
+	put_int(&c[0], ++s->next_id[T_MPI_OPS]);
+	put_int(&c[1], th);
+	put_str(s, T_MPI_OPS, &c[2], x->cmd_kind < HT_TL_MPI_KIND_COUNT ? kinds[x->cmd_kind] : "?");
+	put_int(&c[3], name);
+	put_int(&c[4], (int64_t)x->ts);
+	put_int(&c[5], (int64_t)x->begin);
+	put_int(&c[6], x->mpi.rank);
+	put_known(&c[7], x->mpi.comm);
+	if (x->mpi.comm_rank >= 0)
+		put_int(&c[8], x->mpi.comm_rank);
+	put_int(&c[9], x->mpi.peer);
+	if (x->mpi.peer_world >= 0)
+		put_int(&c[10], x->mpi.peer_world);
+	if (p2p)
+		put_int(&c[11], x->mpi.tag);
+	put_int(&c[12], (int64_t)x->bytes);
+	if (coll)
+		put_int(&c[13], (int64_t)x->mpi.received);
+	put_known(&c[14], x->mpi.request);
+	put_int(&c[15], x->mpi.cancelled);
+	return 0;
+}
+
 /* ---- what is known at the end: processes, threads, devices, meta ---- */
 
 static void meta(struct sq *s, const char *key, const char *value)
@@ -717,9 +1035,104 @@ static void write_devices(struct sq *s)
 				   NULL);
 }
 
+/* The MPI ranks among the processes, with their clock against the job's reference rank. */
+static void write_mpi_ranks(struct sq *s)
+{
+	for (unsigned int i = 0; i < s->trace->nprocs; i++) {
+		const struct ht_proc_mpi *m = &ht_timeline_proc(s->tl, i)->mpi;
+		const struct ht_clock_shift *sh = &s->trace->procs[i].shift;
+		struct ht_sq_cell *c;
+
+		if (!m->is_rank)
+			continue;
+		c = row(s, T_MPI_RANKS);
+		if (!c)
+			return;
+		put_int(&c[0], (int64_t)i + 1);
+		put_int(&c[1], m->rank);
+		put_int(&c[2], m->size);
+		put_int(&c[3], intern(s, m->host));
+		put_int(&c[4], intern(s, m->job));
+		if (m->nclocks) {
+			put_int(&c[5], sh->off0);
+			put_int(&c[6], (int64_t)sh->error);
+			put_real(&c[7], sh->slope * 1e6);
+		}
+		put_int(&c[8], (int64_t)m->nclocks);
+	}
+}
+
+/*
+ * The memory-access summary per kernel and argument: the report's own
+ * analysis (memtrace/analysis.h), one more pass over the device streams,
+ * run only when the trace holds memory-access launches.
+ */
+static int write_memory_access(struct sq *s, struct ht_read_error *err)
+{
+	struct ht_mem_report m = {0};
+	int rc = ht_mem_report_compute(s->trace, &m, err);
+
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < m.n && !s->nomem; i++) {
+		const struct ht_mem_row *r = &m.rows[i];
+		int64_t st[4];
+		uint64_t cnt[4];
+		unsigned int ns = ht_mem_row_strides(r, st, cnt, 4), p;
+		struct ht_sq_cell *c;
+		long len;
+
+		for (p = 0; p < s->trace->nprocs && ht_timeline_proc(s->tl, p)->pid != r->pid; p++)
+			;
+		c = row(s, T_MEMORY_ACCESS);
+		if (!c)
+			break;
+		put_int(&c[0], (int64_t)i + 1);
+		put_int(&c[1], (int64_t)p + 1);
+		put_int(&c[2], intern(s, r->kernel));
+		put_int(&c[3], r->arg);
+		put_int(&c[4], (int64_t)r->launches);
+		put_int(&c[5], (int64_t)r->reads);
+		put_int(&c[6], (int64_t)r->writes);
+		put_int(&c[7], (int64_t)r->atomics);
+		put_int(&c[8], (int64_t)r->bytes_read);
+		put_int(&c[9], (int64_t)r->bytes_written);
+		put_int(&c[10], (int64_t)r->bytes_atomic);
+		put_known(&c[11], r->buffer_bytes);
+		if (r->hi > r->lo) {
+			put_int(&c[12], r->lo);
+			put_int(&c[13], r->hi);
+		}
+		put_int(&c[14], (int64_t)r->accesses);
+		put_int(&c[15], (int64_t)r->sectors);
+		put_int(&c[16], (int64_t)r->ideal);
+		put_int(&c[17], (int64_t)r->out_of_bounds);
+		rewind(s->js);
+		fputc('{', s->js);
+		for (unsigned int k = 0; k < ns; k++)
+			fprintf(s->js, "%s\"%" PRId64 "\":%" PRIu64, k ? "," : "", st[k], cnt[k]);
+		fputc('}', s->js);
+		len = ftell(s->js);
+		if (fflush(s->js) || len < 0)
+			s->nomem = 1;
+		else
+			ht_sq_rows_text(&s->rows, T_MEMORY_ACCESS, &c[18], s->jsbuf, (size_t)len);
+	}
+	ht_mem_report_release(&m);
+	return 0;
+}
+
 static void write_end(struct sq *s)
 {
 	uint64_t first = 0, last = 0;
+	struct ht_read_error lerr = {0};
+
+	/* how each process ended: a pass over the process streams (small); none if it fails */
+	s->lives = calloc(s->trace->nprocs ? s->trace->nprocs : 1, sizeof *s->lives);
+	if (s->lives && ht_lifetimes_compute(s->trace, s->lives, &lerr)) {
+		free(s->lives);
+		s->lives = NULL;
+	}
 
 	/* spans from every event of each stream, recorded or not */
 	for (unsigned int i = 0; i < ht_timeline_nstreams(s->tl); i++) {
@@ -769,6 +1182,10 @@ static void write_end(struct sq *s)
 		put_int(&c[4], p->cmdline);
 		put_known(&c[5], p->start);
 		put_known(&c[6], p->end);
+		if (s->lives && s->lives[i].how == HT_LIFE_EXIT)
+			put_int(&c[7], s->lives[i].code);
+		if (s->lives && s->lives[i].how == HT_LIFE_SIGNAL)
+			put_int(&c[8], s->lives[i].signal);
 	}
 	for (int64_t i = 0; i < s->next_id[T_THREADS]; i++) {
 		const struct sq_thread *th = &s->threads[i];
@@ -785,6 +1202,10 @@ static void write_end(struct sq *s)
 		put_known(&c[5], th->end);
 	}
 	write_devices(s);
+	write_mpi_ranks(s);
+	for (size_t i = 0; i < s->nlaunches; i++)
+		if (s->launches[i].live)
+			launch_row(s, &s->launches[i]);
 	write_meta(s, first, last);
 }
 
@@ -795,6 +1216,16 @@ static int sql_error(struct sq *s, struct ht_read_error *err, const char *what)
 	snprintf(err->msg, sizeof err->msg, "%s: %.120s", what,
 		 s->rows.err ? s->rows.errmsg : sqlite3_errmsg(s->db));
 	return -EIO;
+}
+
+/* The records of d's kind go to d->fill. */
+static void dispatch(struct sq *s, const struct sq_table *d)
+{
+	for (int k = 0; d->kind >= 0 && k < SQ_PER_KIND; k++)
+		if (!s->by_kind[d->kind][k]) {
+			s->by_kind[d->kind][k] = d;
+			break;
+		}
 }
 
 static int create_schema(struct sq *s, struct ht_read_error *err)
@@ -825,12 +1256,10 @@ static int create_schema(struct sq *s, struct ht_read_error *err)
 			return sql_error(s, err, "cannot create the tables");
 		if (ht_sq_rows_table(&s->rows, (unsigned int)t, d->name, ncols) != SQLITE_OK)
 			return sql_error(s, err, "cannot prepare the inserts");
-		for (int k = 0; d->kind >= 0 && k < SQ_PER_KIND; k++)
-			if (!s->by_kind[d->kind][k]) {
-				s->by_kind[d->kind][k] = d;
-				break;
-			}
+		dispatch(s, d);
 	}
+	for (size_t i = 0; i < sizeof updates / sizeof updates[0]; i++)
+		dispatch(s, &updates[i]);
 	return 0;
 }
 
@@ -858,7 +1287,15 @@ static void sq_release(struct sq *s)
 		free(s->procs[i].by_string);
 		free(s->procs[i].by_recorded);
 		free(s->procs[i].by_fn);
+		ht_map_release(&s->procs[i].stacks);
 	}
+	if (s->sym)
+		ht_symbols_destroy(s->sym);
+	ht_map_release(&s->launch_of);
+	free(s->launches);
+	for (size_t i = 0; s->lives && i < s->trace->nprocs; i++)
+		ht_lifetimes_release(&s->lives[i]);
+	free(s->lives);
 	free(s->procs);
 	free(s->threads);
 	ht_map_release(&s->strings);
@@ -902,7 +1339,7 @@ int ht_export_sqlite(struct ht_trace *t, const char *path, struct ht_read_error 
 	ht_sq_rows_start(&s.rows);
 	while ((rc = ht_timeline_next(&tl, &x)) > 0 && !s.nomem && !s.rows.nomem &&
 	       !ht_sq_rows_error(&s.rows)) {
-		if (x->kind > HT_TL_DEFINITION)
+		if (x->kind > HT_TL_MPI)
 			continue;
 		for (int k = 0; k < SQ_PER_KIND && s.by_kind[x->kind][k]; k++)
 			if (s.by_kind[x->kind][k]->fill(&s, x) < 0)
@@ -915,6 +1352,13 @@ int ht_export_sqlite(struct ht_trace *t, const char *path, struct ht_read_error 
 	}
 	if (!s.nomem && !s.rows.nomem)
 		write_end(&s);
+	if (s.nlaunches && !s.nomem && !s.rows.nomem) {
+		rc = write_memory_access(&s, err);
+		if (rc) {
+			ht_sq_rows_stop(&s.rows);
+			goto out;
+		}
+	}
 	if (ht_sq_rows_stop(&s.rows))
 		rc = sql_error(&s, err, "cannot write the database");
 	else if (s.nomem || s.rows.nomem)

@@ -1,7 +1,8 @@
 /*
  * The trace as a SQLite 3 database (`hetrace export DIR --format sqlite -o
  * FILE`): a table per concept (processes, threads, API calls, kernels,
- * transfers, regions, instants, counters, OS states, ...), host times in ns
+ * transfers, regions, instants, counters, OS states, call stacks and CPU
+ * samples, memory-access summaries, MPI ranks and operations), host times in ns
  * on the trace clock, strings interned, described in docs/sqlite-schema.md.
  *
  * The schema is versioned: meta.schema_version changes with every change
@@ -17,7 +18,7 @@
 
 #include "analysis/trace.h"
 
-#define HT_SQLITE_SCHEMA_VERSION 1
+#define HT_SQLITE_SCHEMA_VERSION 2
 #define HT_SQLITE_SCHEMA_COMPAT	 1
 
 /*

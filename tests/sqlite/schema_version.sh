@@ -44,7 +44,7 @@ for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' 
     m = re.search(r"^### %s\n(.*?)(?=^##)" % re.escape(table), doc + "\n##", re.M | re.S)
     if not m:
         sys.exit(f"table {table} is not described in docs/sqlite-schema.md")
-    described = set(re.findall(r"^\| *([a-z_, ]+?) *\|", m.group(1), re.M))
+    described = set(re.findall(r"^\| *([a-z0-9_, ]+?) *\|", m.group(1), re.M))
     described = {c.strip() for cell in described for c in cell.split(",")}
     for col in db.execute(f"PRAGMA table_info({table})"):
         if col[1] not in described:

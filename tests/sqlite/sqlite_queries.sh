@@ -28,7 +28,7 @@ done
 # known answers of the synthetic trace
 for want in 'kern_a|1|8000|8000.0|8000' 'clFinish|3|8100|0' 'copy_d2h|1|4096|300|13.653' \
 	'kern_d(float*)|clEnqueueNDRangeKernel|101|200|5600' 'depth|1|3.0|3.0|3.0' \
-	'0xb2|3|' 'schema_version|1' '|mark|{"n":7,"what":"x"}|7'; do
+	'0xb2|3|' 'schema_version|2' '|mark|{"n":7,"what":"x"}|7'; do
 	grep -qF -- "$want" q.all || fail "synthetic trace: no '$want' in the query results: $(cat q.all)"
 done
 # recorded programs: the thread names and counters, the API calls with their arguments

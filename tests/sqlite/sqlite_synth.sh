@@ -22,7 +22,7 @@ q = lambda sql: db.execute(sql).fetchall()
 S = "(SELECT value FROM strings WHERE id = %s)"
 meta = dict(q("SELECT key, value FROM meta"))
 eq("schema", (meta["schema_version"], meta["schema_compat"], meta["time_unit"], meta["time_clock"]),
-   ("1", "1", "ns", "CLOCK_MONOTONIC"))
+   ("2", "1", "ns", "CLOCK_MONOTONIC"))
 eq("span", (int(meta["first_ns"]) - B, int(meta["last_ns"]) - B, meta["device_commands"]),
    (400, 12300, "5"))
 eq("strings are interned", q("SELECT count(*) = count(DISTINCT value) FROM strings"), [(1,)])
@@ -88,4 +88,11 @@ eq("synced transfer", q(f"SELECT kind, bytes, start - {B}, end - {B} FROM transf
    [("copy_d2h", 1000000, 12000, 13000)])
 eq("device clock", q("SELECT sync, round(offset_ns), samples > 0 FROM devices"), [("ok", 1000000.0, 1)])
 PY
+# how processes ended: a shell that exits 3 after its child, killed by SIGTERM
+"$HT" record -q -o k -- sh -c 'sh -c "kill -TERM \$\$"; exit 3' >k.out 2>&1
+assert_eq "$?" 3 "the recorded shell's status"
+"$HT" export k --format sqlite -o k.sqlite 2>err.txt || fail "export k: $(cat err.txt)"
+got=$(/usr/bin/python3 -c "import sqlite3, sys
+print(sqlite3.connect(sys.argv[1]).execute('SELECT group_concat(coalesce(exit_code, \'-\') || \'/\' || coalesce(exit_signal, \'-\'), \' \') FROM (SELECT * FROM processes ORDER BY id)').fetchone()[0])" k.sqlite)
+assert_eq "$got" "3/- -/15" "processes' exit_code/exit_signal"
 echo "ok"
