@@ -15,6 +15,10 @@ if [ -x "$BUILD/bin/cl_loop" ]; then # a real OpenCL trace on PoCL, when it runs
 	POCL_DEVICES=basic "$HT" record -q --buffer 16K -o seeds/opencl -- "$BUILD/bin/cl_loop" 3 \
 		>cl.out 2>&1 || rm -rf seeds/opencl
 fi
+if [ -x "$BUILD/bin/mt_prog" ] && [ -x "$BUILD/bin/hetrace-cl-rewrite" ]; then # memory accesses
+	POCL_DEVICES=basic "$HT" record -q --buffer 16K --memory-access --mode block -o seeds/memtrace \
+		-- "$BUILD/bin/mt_prog" patterns 64 >mt.out 2>&1 || rm -rf seeds/memtrace
+fi
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 cases=$(ls "$SRC"/tests/fuzz/cases/*.case 2>/dev/null || true)
