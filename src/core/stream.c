@@ -384,6 +384,23 @@ static int ring_create(struct ht_stream *s, const char *name)
 	return 0;
 }
 
+/*
+ * Reserves a stream file's first packet; in block mode a full disk is waited
+ * for out of the same budget as packet switches (a stream that could not be
+ * created at once lost everything its thread recorded). Return: 0 or an errno.
+ */
+static int reserve_blocking(const struct ht_stream_params *p, int fd, off_t size)
+{
+	int err;
+
+	while ((err = posix_fallocate(fd, 0, size)) == ENOSPC || err == EDQUOT)
+		if (!p->block ||
+		    __atomic_load_n(&block_waited_ns, __ATOMIC_RELAXED) >= HT_BLOCK_BUDGET_NS ||
+		    block_wait(10000000))
+			break;
+	return err;
+}
+
 struct ht_stream *ht_stream_create(int dirfd, const char *name, const struct ht_stream_params *p)
 {
 	struct ht_stream *s = calloc(1, sizeof *s);
@@ -415,7 +432,7 @@ struct ht_stream *ht_stream_create(int dirfd, const char *name, const struct ht_
 		goto err;
 	flock(s->cur_fd, LOCK_SH);
 	/* Reserve the blocks now: a full disk fails here, never as SIGBUS later. */
-	errno = posix_fallocate(s->cur_fd, 0, (off_t)p->packet_size);
+	errno = reserve_blocking(p, s->cur_fd, (off_t)p->packet_size);
 	if (errno)
 		goto err;
 	m = mmap(NULL, p->packet_size, PROT_READ | PROT_WRITE, MAP_SHARED, s->cur_fd, 0);

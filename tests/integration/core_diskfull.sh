@@ -56,7 +56,7 @@ rm -rf mnt/s mnt/filler
 
 # Block mode: fill the disk, start the program, free the space a second later.
 N=100000
-head -c $((4096 * 1024 - 192 * 1024)) /dev/zero >mnt/filler
+head -c $((4096 * 1024 - 96 * 1024)) /dev/zero >mnt/filler # room for little more than the metadata
 start=$(date +%s%N)
 "$HT" record -q --mode block --buffer 16K -o mnt/b -- "$PROG" big $N 2>err2.txt &
 rec=$!
