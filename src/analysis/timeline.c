@@ -336,6 +336,8 @@ int ht_timeline_open(struct ht_timeline *tl, struct ht_trace *t, const struct ht
 	if (!tl->opts.kinds)
 		tl->opts.kinds = HT_PK_ALL;
 	po.kinds = tl->opts.kinds;
+	/* ht_tl_opts: 0 one per core, < 0 none; the pipeline's: < 0 one per core, 0 none */
+	po.workers = tl->opts.workers == 0 ? -1 : tl->opts.workers < 0 ? 0 : tl->opts.workers;
 	tl->reorder = (po.kinds & (HT_PK_THREAD | HT_PK_DEVICE)) == (HT_PK_THREAD | HT_PK_DEVICE);
 	/* thread-class events that give no record with these options */
 	for (uint32_t id = 0; id < HT_EV_THREAD_COUNT && id < 32; id++) {
