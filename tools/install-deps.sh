@@ -14,6 +14,7 @@ pkgs=(
 	openmpi-bin libopenmpi-dev util-linux
 	protobuf-compiler
 	libclang-14-dev
+	libdw-dev libelf-dev
 	chromium
 	libsqlite3-dev sqlite3
 )
