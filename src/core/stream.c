@@ -44,11 +44,10 @@ static uint64_t block_waited_ns;
 /* While dropping, a full ring is looked at again after this long (not per event). */
 #define HT_RING_RETRY_NS 100000000ull
 
-/* Return: nonzero while s may still wait for space (block mode, budget left). */
-static int may_block(const struct ht_stream *s)
+/* Return: nonzero while a stream of params p may still wait for space (block mode, budget left). */
+static int may_block(const struct ht_stream_params *p)
 {
-	return s->p.block &&
-	       __atomic_load_n(&block_waited_ns, __ATOMIC_RELAXED) < HT_BLOCK_BUDGET_NS;
+	return p->block && __atomic_load_n(&block_waited_ns, __ATOMIC_RELAXED) < HT_BLOCK_BUDGET_NS;
 }
 
 /* Block mode: sleeps `ns` out of the budget. Return: 0, or -1 when it is spent. */
@@ -189,7 +188,7 @@ static int ring_slot(struct ht_stream *s)
 
 	while (h->committed - __atomic_load_n(&h->consumed, __ATOMIC_ACQUIRE) >= h->nslots) {
 		/* Dropping already (disk full, consumer stuck): retry only now and then. */
-		if (s->error && !may_block(s) && ht_clock_mono_ns() < s->ring_retry)
+		if (s->error && !may_block(&s->p) && ht_clock_mono_ns() < s->ring_retry)
 			return 0;
 		int r = ring_drain_here(s);
 
@@ -212,11 +211,11 @@ static int ring_slot(struct ht_stream *s)
 				continue;
 			}
 		}
-		if (may_block(s) || !s->error)
+		if (may_block(&s->p) || !s->error)
 			ring_wake(); /* once per episode of drops */
 		s->error = ENOBUFS;
 		s->ring_retry = ht_clock_mono_ns() + HT_RING_RETRY_NS;
-		if (!may_block(s) || block_wait(1000000))
+		if (!may_block(&s->p) || block_wait(1000000))
 			return 0;
 	}
 	s->error = 0;
@@ -248,7 +247,7 @@ static int append_blocking(struct ht_stream *s, size_t len)
 		r = append(s, len);
 		if (r != -ENOSPC && r != -EDQUOT)
 			return r; /* written, or an error that waiting cannot cure */
-		if (!may_block(s) || block_wait(10000000))
+		if (!may_block(&s->p) || block_wait(10000000))
 			return r;
 	}
 }
@@ -273,7 +272,7 @@ static void close_packet(struct ht_stream *s, const struct ht_anchor *a)
 		s->pkt = s->pos = s->end = NULL;
 		return;
 	}
-	r = may_block(s) ? append_blocking(s, len) : append(s, len);
+	r = may_block(&s->p) ? append_blocking(s, len) : append(s, len);
 	if (r) {
 		if (!s->error && ht_stream_on_error)
 			ht_stream_on_error(s, -r);
@@ -394,9 +393,7 @@ static int reserve_blocking(const struct ht_stream_params *p, int fd, off_t size
 	int err;
 
 	while ((err = posix_fallocate(fd, 0, size)) == ENOSPC || err == EDQUOT)
-		if (!p->block ||
-		    __atomic_load_n(&block_waited_ns, __ATOMIC_RELAXED) >= HT_BLOCK_BUDGET_NS ||
-		    block_wait(10000000))
+		if (!may_block(p) || block_wait(10000000))
 			break;
 	return err;
 }

@@ -584,7 +584,7 @@ static void record(struct cx *c, const struct ht_tl_record *r)
 		break;
 	case HT_TL_LOST:
 		if ((s = thread_stream(c, r->pid, r->tid)))
-			lost(c, s, r->ts, r->value > 0 ? (uint64_t)r->value : 0);
+			lost(c, s, r->ts, r->count);
 		break;
 	default:
 		break; /* clock anchors, OS notes, stream ends: nothing to draw */

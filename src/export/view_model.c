@@ -444,7 +444,7 @@ static int record(struct ht_view_model *m, const struct ht_tl_record *r)
 		if (r->kind == HT_TL_LOST) {
 			char b[64];
 
-			snprintf(b, sizeof b, "events=%.0f", r->value);
+			snprintf(b, sizeof b, "events=%llu", (unsigned long long)r->count);
 			s.cat = HT_VIEW_LOST;
 			s.args = m->pass == 2 ? strdup(b) : NULL;
 		} else {
