@@ -8,6 +8,7 @@ pkgs=(
 	build-essential cmake pkg-config python3
 	ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-headers opencl-c-headers pocl-opencl-icd clinfo
 	python3-pyopencl
+	clpeak hashcat libclblast-dev # third-party OpenCL programs the tests trace
 	babeltrace2 python3-bt2
 	lttng-tools liblttng-ust-dev
 	libotf2-trace-dev otf2-tools

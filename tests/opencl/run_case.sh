@@ -137,6 +137,69 @@ pyopencl)
 		--min-count clGetPlatformIDs=1 --min-count clCreateContext=1 --min-count clFinish=1 \
 		--min-count clSetKernelArg=3
 	;;
+clblast)
+	[ -x "$bin/cl_clblast" ] || { echo "cl_clblast not built (libclblast-dev missing)"; exit 77; }
+	same cb "$bin/cl_clblast" 4096 64
+	# the sums the inputs give (computed here, not by the program)
+	$py - "$work/cb.out" <<'PY'
+import sys
+n, m = 4096, 64
+a = [[(r * m + c) % 7 - 3 for c in range(m)] for r in range(m)]
+b = [[(r * m + c) % 11 - 5 for c in range(m)] for r in range(m)]
+c = [[sum(a[r][k] * b[k][q] for k in range(m)) for q in range(m)] for r in range(m)]
+want = ["saxpy n=%d sum=%.1f" % (n, sum(2 * (i % 17) + i % 5 for i in range(n))),
+        "sgemm m=%d sum=%.1f trace=%.1f c[0]=%.1f c[last]=%.1f" % (
+            m, sum(map(sum, c)), sum(c[i][i] for i in range(m)), c[0][0], c[m - 1][m - 1]),
+        "routines: 2"]
+got = open(sys.argv[1]).read().split("\n")[:3]
+if got != want:
+    sys.exit("FAIL: CLBlast computed %s, expected %s" % (got, want))
+PY
+	# two routines, each one kernel of CLBlast's own generated source
+	$check "$work/cb" --commands 7 --kind kernel=2 --kind copy_h2d=3 --kind copy_d2h=2 \
+		--count clEnqueueNDRangeKernel=2 --count clCreateProgramWithSource=2 \
+		--count clBuildProgram=2 --min-count clWaitForEvents=2
+	"$bin/hetrace" report --format json "$work/cb" >"$work/cb.json"
+	$py - "$work/cb.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+names = sorted(k["name"] for k in r["kernels"])
+if len(names) != 2 or not names[0].startswith("Xaxpy") or not names[1].startswith("Xgemm"):
+    sys.exit("FAIL: kernels %s, expected one Xaxpy* and one Xgemm*" % names)
+PY
+	;;
+clpeak)
+	command -v clpeak >/dev/null || { echo "clpeak missing"; exit 77; }
+	# the latency test: 2 warm-up launches and 20000 timed ones of one
+	# kernel, each waited for with clFinish; its figure varies run to run
+	SAME_MASK='s/(latency : )[0-9.]+/\1(masked)/' same cp clpeak --kernel-latency
+	grep -q "Kernel launch latency : (masked) us" "$work/cp.out"
+	$check "$work/cp" --commands 20002 --kind kernel=20002 \
+		--kernel global_bandwidth_v1_local_offset=20002 --count clEnqueueNDRangeKernel=20002 \
+		--count clBuildProgram=1 --min-count clFinish=20000
+	;;
+hashcat)
+	command -v hashcat >/dev/null || { echo "hashcat missing"; exit 77; }
+	# a mask attack on the MD5 of "4711": hashcat must find it, traced as untraced
+	echo -n 4711 | md5sum | cut -d' ' -f1 >"$work/h.txt"
+	same hc hashcat -m 0 -a 3 "$work/h.txt" '?d?d?d?d' --potfile-disable --quiet -D 1,2 --force
+	grep -qx "$(cat "$work/h.txt"):4711" "$work/hc.out"
+	$check "$work/hc" --min-count clEnqueueNDRangeKernel=3 --min-count clBuildProgram=1 \
+		--min-count clEnqueueWriteBuffer=1 --min-count clEnqueueReadBuffer=1
+	"$bin/hetrace" report --format json "$work/hc" >"$work/hc.json"
+	$py - "$work/hc.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+launches = {}
+for k in r["kernels"]:
+    launches[k["name"]] = launches.get(k["name"], 0) + k["count"]
+calls = sum(a["count"] for a in r["api"] if a["name"] == "clEnqueueNDRangeKernel")
+if "m00000_sxx" not in launches or "l_markov" not in launches:
+    sys.exit("FAIL: hashcat's MD5 and markov kernels missing: %s" % sorted(launches))
+if sum(launches.values()) != calls:
+    sys.exit("FAIL: %d kernels for %d clEnqueueNDRangeKernel calls" % (sum(launches.values()), calls))
+PY
+	;;
 clinfo)
 	command -v clinfo >/dev/null || { echo "clinfo missing"; exit 77; }
 	# PoCL sizes a CPU device's global memory from the memory free when it
