@@ -312,9 +312,18 @@ int ht_record_wants_mpi(const char *cmd)
 	char path[PATH_MAX];
 	int fd, r;
 
+	struct ht_mpi_launcher l;
+
 	for (size_t i = 0; i < sizeof launchers / sizeof launchers[0]; i++)
 		if (!strcmp(base, launchers[i]))
 			return 1;
+	/*
+	 * A rank of a job (`mpirun -np K hetrace record -- CMD`): whatever CMD
+	 * is, an interpreter (mpi4py loads libmpi later) or a program linked
+	 * with it, it is there to call MPI.
+	 */
+	if (ht_mpi_launcher_get(&l) != 0)
+		return 1;
 	if (resolve(cmd, path, sizeof path))
 		return 0; /* exec will fail and say so */
 	fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -30,9 +30,9 @@ static void serve(MPI_Comm comm, int size)
 		for (int k = 0; k < HT_MPI_CLOCK_ROUNDS; k++) {
 			uint64_t t;
 
-			PMPI_Recv(NULL, 0, MPI_BYTE, r, HT_MPI_CLOCK_TAG, comm, MPI_STATUS_IGNORE);
+			HT_PMPI(Recv)(NULL, 0, MPI_BYTE, r, HT_MPI_CLOCK_TAG, comm, MPI_STATUS_IGNORE);
 			t = ht_now_ns();
-			PMPI_Send(&t, 1, MPI_UINT64_T, r, HT_MPI_CLOCK_TAG, comm);
+			HT_PMPI(Send)(&t, 1, MPI_UINT64_T, r, HT_MPI_CLOCK_TAG, comm);
 		}
 }
 
@@ -42,8 +42,8 @@ void ht_mpi_clock_measure(MPI_Comm comm, enum ht_mpi_clock_phase phase)
 	uint64_t best = UINT64_MAX;
 	int rank, size;
 
-	if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS ||
-	    PMPI_Comm_size(comm, &size) != MPI_SUCCESS)
+	if (HT_PMPI(Comm_rank)(comm, &rank) != MPI_SUCCESS ||
+	    HT_PMPI(Comm_size)(comm, &size) != MPI_SUCCESS)
 		return;
 	if (rank == 0) {
 		serve(comm, size);
@@ -55,8 +55,8 @@ void ht_mpi_clock_measure(MPI_Comm comm, enum ht_mpi_clock_phase phase)
 		uint64_t t0, t1, tr = 0;
 
 		t0 = ht_now_ns();
-		PMPI_Send(NULL, 0, MPI_BYTE, 0, HT_MPI_CLOCK_TAG, comm);
-		PMPI_Recv(&tr, 1, MPI_UINT64_T, 0, HT_MPI_CLOCK_TAG, comm, MPI_STATUS_IGNORE);
+		HT_PMPI(Send)(NULL, 0, MPI_BYTE, 0, HT_MPI_CLOCK_TAG, comm);
+		HT_PMPI(Recv)(&tr, 1, MPI_UINT64_T, 0, HT_MPI_CLOCK_TAG, comm, MPI_STATUS_IGNORE);
 		t1 = ht_now_ns();
 		if (t1 - t0 < best) {
 			best = t1 - t0;

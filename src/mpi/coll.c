@@ -29,14 +29,14 @@ static int comm_size(MPI_Comm c)
 {
 	int n = 0;
 
-	return PMPI_Comm_size(c, &n) == MPI_SUCCESS ? n : 0;
+	return HT_PMPI(Comm_size)(c, &n) == MPI_SUCCESS ? n : 0;
 }
 
 static int is_root(MPI_Comm c, int root)
 {
 	int me = -1;
 
-	return PMPI_Comm_rank(c, &me) == MPI_SUCCESS && me == root;
+	return HT_PMPI(Comm_rank)(c, &me) == MPI_SUCCESS && me == root;
 }
 
 /* Sum over the communicator of counts[i] x size (of types[i], or of type). */

@@ -39,17 +39,17 @@ void ht_mpi_comm_define(MPI_Comm c)
 	struct ht_ev_mpi_comm e = {.handle = (uint64_t)(uintptr_t)c};
 	int inter = 0;
 
-	if (c == MPI_COMM_NULL || PMPI_Comm_rank(c, &e.rank) != MPI_SUCCESS ||
-	    PMPI_Comm_size(c, &e.size) != MPI_SUCCESS ||
-	    PMPI_Comm_test_inter(c, &inter) != MPI_SUCCESS)
+	if (c == MPI_COMM_NULL || HT_PMPI(Comm_rank)(c, &e.rank) != MPI_SUCCESS ||
+	    HT_PMPI(Comm_size)(c, &e.size) != MPI_SUCCESS ||
+	    HT_PMPI(Comm_test_inter)(c, &inter) != MPI_SUCCESS)
 		return;
 	if (inter) {
-		PMPI_Comm_remote_size(c, &e.remote_size);
+		HT_PMPI(Comm_remote_size)(c, &e.remote_size);
 		e.id = own_id(0x80000000u);
 	} else {
 		if (e.rank == 0)
 			e.id = own_id(0);
-		if (PMPI_Bcast(&e.id, 1, MPI_UINT64_T, 0, c) != MPI_SUCCESS)
+		if (HT_PMPI(Bcast)(&e.id, 1, MPI_UINT64_T, 0, c) != MPI_SUCCESS)
 			e.id = own_id(0x80000000u);
 	}
 	ht_mpi_define(write_comm, &e);

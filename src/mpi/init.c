@@ -83,7 +83,7 @@ static void define_rank(void)
 	int len = 0;
 	struct ht_ev_mpi_rank e = {.rank = ht_mpi_world_rank, .size = ht_mpi_world_size};
 
-	if (PMPI_Get_library_version(lib, &len) != MPI_SUCCESS)
+	if (HT_PMPI(Get_library_version)(lib, &len) != MPI_SUCCESS)
 		lib[0] = '\0';
 	lib[strcspn(lib, "\n,")] = '\0';
 	e.library = lib;
@@ -96,11 +96,11 @@ static void define_rank(void)
 static void started(int r, uint16_t fn)
 {
 	if (r == MPI_SUCCESS) {
-		PMPI_Comm_rank(MPI_COMM_WORLD, &ht_mpi_world_rank);
-		PMPI_Comm_size(MPI_COMM_WORLD, &ht_mpi_world_size);
+		HT_PMPI(Comm_rank)(MPI_COMM_WORLD, &ht_mpi_world_rank);
+		HT_PMPI(Comm_size)(MPI_COMM_WORLD, &ht_mpi_world_size);
 		define_rank();
 		ht_mpi_comm_define_predefined();
-		clock_comm_ok = PMPI_Comm_dup(MPI_COMM_WORLD, &clock_comm) == MPI_SUCCESS;
+		clock_comm_ok = HT_PMPI(Comm_dup)(MPI_COMM_WORLD, &clock_comm) == MPI_SUCCESS;
 		if (clock_comm_ok)
 			ht_mpi_clock_measure(clock_comm, HT_MPI_CLOCK_INIT);
 		__atomic_store_n(&ht_mpi_on, 1, __ATOMIC_RELEASE);
@@ -114,7 +114,7 @@ HT_MPI_EXPORT int MPI_Init(int *argc, char ***argv)
 
 	if (rec)
 		ht_emit_api_begin(HT_MPI_ID(Init));
-	r = PMPI_Init(argc, argv);
+	r = HT_PMPI(Init)(argc, argv);
 	if (rec)
 		started(r, HT_MPI_ID(Init));
 	return r;
@@ -126,7 +126,7 @@ HT_MPI_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *pr
 
 	if (rec)
 		ht_emit_api_begin(HT_MPI_ID(Init_thread));
-	r = PMPI_Init_thread(argc, argv, required, provided);
+	r = HT_PMPI(Init_thread)(argc, argv, required, provided);
 	if (rec)
 		started(r, HT_MPI_ID(Init_thread));
 	return r;
@@ -137,15 +137,15 @@ HT_MPI_EXPORT int MPI_Finalize(void)
 	int r;
 
 	if (!__atomic_load_n(&ht_mpi_on, __ATOMIC_RELAXED))
-		return PMPI_Finalize();
+		return HT_PMPI(Finalize)();
 	/* even when recording was paused: the other ranks take part in it */
 	ht_emit_api_begin(HT_MPI_ID(Finalize));
 	if (clock_comm_ok) {
 		ht_mpi_clock_measure(clock_comm, HT_MPI_CLOCK_FINALIZE);
-		PMPI_Comm_free(&clock_comm);
+		HT_PMPI(Comm_free)(&clock_comm);
 		clock_comm_ok = 0;
 	}
-	r = PMPI_Finalize();
+	r = HT_PMPI(Finalize)();
 	__atomic_store_n(&ht_mpi_on, 0, __ATOMIC_RELAXED);
 	ht_emit_api_end(HT_MPI_ID(Finalize), r, NULL, 0);
 	return r;

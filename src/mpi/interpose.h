@@ -21,6 +21,14 @@
  * never calls MPI (the launcher, a shell) it is inert and pulls nothing in;
  * it records only where the program's MPI is the one it was built against
  * (Open MPI: its predefined handles resolve; checked at MPI_Init).
+ *
+ * A program may also load libmpi later and privately: Python's mpi4py
+ * dlopens an extension that needs libmpi, with RTLD_LOCAL. Its MPI_* calls
+ * still land here (we come first in the global scope), but the weak
+ * references stayed 0 (calling one was a segfault at `from mpi4py import
+ * MPI`). So every call goes through HT_PMPI(name): the weak reference when
+ * it resolved, else the symbol looked up in whichever loaded object defines
+ * PMPI_Init (bind.c), once, at the first call.
  */
 #ifndef HT_MPI_INTERPOSE_H
 #define HT_MPI_INTERPOSE_H
@@ -148,32 +156,90 @@
 	X(Win_start, 0)                                                                            \
 	X(Win_complete, 0)                                                                         \
 	X(Win_post, 0)                                                                             \
-	X(Win_wait, 0)
+	X(Win_wait, 0)                                                                             \
+	X(Mprobe, 0)                                                                               \
+	X(Improbe, 0)                                                                              \
+	X(Mrecv, 0)                                                                                \
+	X(Imrecv, 0)
+
+/* The library functions the wrappers call besides the traced ones. */
+#define HT_MPI_HELPERS(X)                                                                          \
+	X(Type_size)                                                                               \
+	X(Get_count)                                                                               \
+	X(Comm_rank)                                                                               \
+	X(Comm_size)                                                                               \
+	X(Comm_test_inter)                                                                         \
+	X(Comm_remote_size)                                                                        \
+	X(Get_processor_name)                                                                      \
+	X(Get_library_version)                                                                     \
+	X(Initialized)                                                                             \
+	X(Finalized)                                                                               \
+	X(Test_cancelled)
 
 HT_MPI_FUNCTIONS(HT_MPI_WEAK)
-HT_MPI_WEAK(Type_size)
-HT_MPI_WEAK(Get_count)
-HT_MPI_WEAK(Comm_rank)
-HT_MPI_WEAK(Comm_size)
-HT_MPI_WEAK(Comm_test_inter)
-HT_MPI_WEAK(Comm_remote_size)
-HT_MPI_WEAK(Get_processor_name)
-HT_MPI_WEAK(Get_library_version)
-HT_MPI_WEAK(Initialized)
-HT_MPI_WEAK(Finalized)
-HT_MPI_WEAK(Test_cancelled)
+HT_MPI_HELPERS(HT_MPI_WEAK)
+
+/* Open MPI's predefined handles: the addresses of objects in libmpi. */
 #ifdef OMPI_MAJOR_VERSION
-/* Open MPI's predefined handles are the addresses of objects in libmpi. */
-HT_MPI_WEAK_DATA(ompi_mpi_comm_world)
-HT_MPI_WEAK_DATA(ompi_mpi_comm_self)
-HT_MPI_WEAK_DATA(ompi_mpi_comm_null)
-HT_MPI_WEAK_DATA(ompi_mpi_byte)
-HT_MPI_WEAK_DATA(ompi_mpi_uint64_t)
-HT_MPI_WEAK_DATA(ompi_request_null)
-/* Nonzero when the process's libmpi is the MPI this library was built for. */
-#define HT_MPI_ABI_MATCHES() (&ompi_mpi_comm_world != NULL && &ompi_request_null != NULL)
+#define HT_MPI_HANDLES(X)                                                                          \
+	X(ompi_mpi_comm_world)                                                                     \
+	X(ompi_mpi_comm_self)                                                                      \
+	X(ompi_mpi_comm_null)                                                                      \
+	X(ompi_mpi_byte)                                                                           \
+	X(ompi_mpi_uint64_t)                                                                       \
+	X(ompi_request_null)                                                                       \
+	X(ompi_message_null)                                                                       \
+	X(ompi_message_no_proc)
+HT_MPI_HANDLES(HT_MPI_WEAK_DATA)
 #else
-#define HT_MPI_ABI_MATCHES() 1
+#define HT_MPI_HANDLES(X)
+#endif
+
+/* Where the calls go (bind.c): a pointer per function, an address per handle. */
+struct ht_pmpi {
+#define HT_PMPI_FN(n, ...) __typeof__(PMPI_##n) *n;
+#define HT_PMPI_DATA(sym)  void *sym;
+	HT_MPI_FUNCTIONS(HT_PMPI_FN)
+	HT_MPI_HELPERS(HT_PMPI_FN)
+	HT_MPI_HANDLES(HT_PMPI_DATA)
+#undef HT_PMPI_FN
+#undef HT_PMPI_DATA
+};
+extern struct ht_pmpi ht_pmpi;
+extern int ht_pmpi_bound;
+
+/* Fills ht_pmpi (idempotent, thread-safe: every caller computes the same values). */
+void ht_pmpi_bind(void);
+
+/* The library's PMPI_<n>, bound at the first call. */
+#define HT_PMPI(n)                                                                                 \
+	(*(__builtin_expect(__atomic_load_n(&ht_pmpi_bound, __ATOMIC_ACQUIRE), 1)                  \
+	       ? ht_pmpi.n                                                                         \
+	       : (ht_pmpi_bind(), ht_pmpi.n)))
+
+#ifdef OMPI_MAJOR_VERSION
+/* Our uses of the predefined handles go through the bound addresses too. */
+#undef MPI_COMM_WORLD
+#undef MPI_COMM_SELF
+#undef MPI_COMM_NULL
+#undef MPI_BYTE
+#undef MPI_UINT64_T
+#undef MPI_REQUEST_NULL
+#undef MPI_MESSAGE_NULL
+#undef MPI_MESSAGE_NO_PROC
+#define MPI_COMM_WORLD	    ((MPI_Comm)ht_pmpi.ompi_mpi_comm_world)
+#define MPI_COMM_SELF	    ((MPI_Comm)ht_pmpi.ompi_mpi_comm_self)
+#define MPI_COMM_NULL	    ((MPI_Comm)ht_pmpi.ompi_mpi_comm_null)
+#define MPI_BYTE	    ((MPI_Datatype)ht_pmpi.ompi_mpi_byte)
+#define MPI_UINT64_T	    ((MPI_Datatype)ht_pmpi.ompi_mpi_uint64_t)
+#define MPI_REQUEST_NULL    ((MPI_Request)ht_pmpi.ompi_request_null)
+#define MPI_MESSAGE_NULL    ((MPI_Message)ht_pmpi.ompi_message_null)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)ht_pmpi.ompi_message_no_proc)
+/* Nonzero when the process's libmpi is the MPI this library was built for. */
+#define HT_MPI_ABI_MATCHES()                                                                       \
+	(ht_pmpi_bind(), ht_pmpi.ompi_mpi_comm_world != NULL && ht_pmpi.ompi_request_null != NULL)
+#else
+#define HT_MPI_ABI_MATCHES() (ht_pmpi_bind(), ht_pmpi.Init != NULL)
 #endif
 
 enum ht_mpi_fn {
@@ -210,10 +276,10 @@ extern int ht_mpi_world_rank, ht_mpi_world_size;
 		int r;                                                                             \
                                                                                                    \
 		if (HT_MPI_OFF())                                                                  \
-			return PMPI_##name args;                                                   \
+			return HT_PMPI(name) args;                                                 \
 		ht_emit_api_begin(HT_MPI_ID(name));                                                \
 		before;                                                                            \
-		r = PMPI_##name args;                                                              \
+		r = HT_PMPI(name) args;                                                            \
 		after;                                                                             \
 		ht_emit_api_end(HT_MPI_ID(name), r, NULL, 0);                                      \
 		return r;                                                                          \
@@ -226,7 +292,7 @@ static inline uint64_t ht_mpi_bytes(int count, MPI_Datatype type)
 {
 	int size = 0;
 
-	if (count <= 0 || PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0)
+	if (count <= 0 || HT_PMPI(Type_size)(type, &size) != MPI_SUCCESS || size < 0)
 		return 0;
 	return (uint64_t)count * (uint64_t)size;
 }
@@ -259,7 +325,7 @@ static inline void ht_mpi_recv_done(enum ht_mpi_p2p_op op, MPI_Comm comm, const 
 {
 	int n = 0;
 
-	if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n < 0)
+	if (HT_PMPI(Get_count)(st, MPI_BYTE, &n) != MPI_SUCCESS || n < 0)
 		n = 0;
 	ht_mpi_p2p(op, comm, st->MPI_SOURCE, st->MPI_TAG, (uint64_t)n, 0);
 }

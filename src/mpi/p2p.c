@@ -95,9 +95,9 @@ void ht_mpi_completed(const MPI_Request *old, int n, const int *which, const MPI
 
 		if (q == MPI_REQUEST_NULL)
 			continue;
-		if (PMPI_Get_count(&st[k], MPI_BYTE, &bytes) != MPI_SUCCESS || bytes < 0)
+		if (HT_PMPI(Get_count)(&st[k], MPI_BYTE, &bytes) != MPI_SUCCESS || bytes < 0)
 			bytes = 0;
-		PMPI_Test_cancelled(&st[k], &cancelled);
+		HT_PMPI(Test_cancelled)(&st[k], &cancelled);
 		e.op = HT_MPI_REQ_COMPLETE;
 		e.request = (uint64_t)(uintptr_t)q;
 		e.peer = st[k].MPI_SOURCE;
@@ -151,9 +151,9 @@ HT_MPI_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, 
 	int r;
 
 	if (HT_MPI_OFF())
-		return PMPI_Recv(buf, count, type, source, tag, comm, status);
+		return HT_PMPI(Recv)(buf, count, type, source, tag, comm, status);
 	ht_emit_api_begin(HT_MPI_ID(Recv));
-	r = PMPI_Recv(buf, count, type, source, tag, comm, st);
+	r = HT_PMPI(Recv)(buf, count, type, source, tag, comm, st);
 	if (r == MPI_SUCCESS && source != MPI_PROC_NULL)
 		ht_mpi_recv_done(HT_MPI_P2P_RECV, comm, st);
 	ht_emit_api_end(HT_MPI_ID(Recv), r, NULL, 0);
@@ -168,13 +168,13 @@ HT_MPI_EXPORT int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype,
 	int r;
 
 	if (HT_MPI_OFF())
-		return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source,
-				     rtag, comm, status);
+		return HT_PMPI(Sendrecv)(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype,
+					 source, rtag, comm, status);
 	ht_emit_api_begin(HT_MPI_ID(Sendrecv));
 	if (dest != MPI_PROC_NULL)
 		ht_mpi_p2p(HT_MPI_P2P_SEND, comm, dest, stag, ht_mpi_bytes(scount, stype), 0);
-	r = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm,
-			  st);
+	r = HT_PMPI(Sendrecv)(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
+			      comm, st);
 	if (r == MPI_SUCCESS && source != MPI_PROC_NULL)
 		ht_mpi_recv_done(HT_MPI_P2P_RECV, comm, st);
 	ht_emit_api_end(HT_MPI_ID(Sendrecv), r, NULL, 0);
@@ -188,12 +188,12 @@ HT_MPI_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, 
 	int r;
 
 	if (HT_MPI_OFF())
-		return PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm,
-					     status);
+		return HT_PMPI(Sendrecv_replace)(buf, count, type, dest, stag, source, rtag, comm,
+						 status);
 	ht_emit_api_begin(HT_MPI_ID(Sendrecv_replace));
 	if (dest != MPI_PROC_NULL)
 		ht_mpi_p2p(HT_MPI_P2P_SEND, comm, dest, stag, ht_mpi_bytes(count, type), 0);
-	r = PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, st);
+	r = HT_PMPI(Sendrecv_replace)(buf, count, type, dest, stag, source, rtag, comm, st);
 	if (r == MPI_SUCCESS && source != MPI_PROC_NULL)
 		ht_mpi_recv_done(HT_MPI_P2P_RECV, comm, st);
 	ht_emit_api_end(HT_MPI_ID(Sendrecv_replace), r, NULL, 0);
@@ -222,6 +222,113 @@ HT_MPI_WRAP(Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status),
 HT_MPI_WRAP(Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status),
 	    (source, tag, comm, flag, status), , )
 
+/*
+ * Matched probes (MPI_Mprobe / MPI_Improbe, then MPI_Mrecv / MPI_Imrecv:
+ * how mpi4py receives every pickled object). The receive gets a message
+ * handle, not the communicator its event needs: the probe that produced
+ * the handle remembers it, with the sender and tag, per thread (a message
+ * is received by the thread that probed it in every program we know; one
+ * received elsewhere, or after more than PROBED others, is recorded with
+ * communicator 0, which the reader leaves unmatched).
+ */
+#define PROBED 16
+static __thread struct probed {
+	MPI_Message msg;
+	MPI_Comm comm;
+	int source, tag;
+} probed[PROBED];
+static __thread unsigned int probed_next;
+
+static void probe_done(MPI_Message msg, MPI_Comm comm, const MPI_Status *st)
+{
+	struct probed *p = &probed[probed_next++ % PROBED];
+
+	p->msg = msg;
+	p->comm = comm;
+	p->source = st->MPI_SOURCE;
+	p->tag = st->MPI_TAG;
+}
+
+static const struct probed *probed_find(MPI_Message msg)
+{
+	for (unsigned int i = 0; i < PROBED; i++)
+		if (probed[i].msg == msg && msg != MPI_MESSAGE_NULL)
+			return &probed[i];
+	return NULL;
+}
+
+HT_MPI_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *msg,
+			     MPI_Status *status)
+{
+	MPI_Status local, *st = status == MPI_STATUS_IGNORE ? &local : status;
+	int r;
+
+	if (HT_MPI_OFF())
+		return HT_PMPI(Mprobe)(source, tag, comm, msg, status);
+	ht_emit_api_begin(HT_MPI_ID(Mprobe));
+	r = HT_PMPI(Mprobe)(source, tag, comm, msg, st);
+	if (r == MPI_SUCCESS)
+		probe_done(*msg, comm, st);
+	ht_emit_api_end(HT_MPI_ID(Mprobe), r, NULL, 0);
+	return r;
+}
+
+HT_MPI_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *msg,
+			      MPI_Status *status)
+{
+	MPI_Status local, *st = status == MPI_STATUS_IGNORE ? &local : status;
+	int r;
+
+	if (HT_MPI_OFF())
+		return HT_PMPI(Improbe)(source, tag, comm, flag, msg, status);
+	ht_emit_api_begin(HT_MPI_ID(Improbe));
+	r = HT_PMPI(Improbe)(source, tag, comm, flag, msg, st);
+	if (r == MPI_SUCCESS && *flag)
+		probe_done(*msg, comm, st);
+	ht_emit_api_end(HT_MPI_ID(Improbe), r, NULL, 0);
+	return r;
+}
+
+HT_MPI_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg,
+			    MPI_Status *status)
+{
+	MPI_Status local, *st = status == MPI_STATUS_IGNORE ? &local : status;
+	const struct probed *p;
+	MPI_Message m;
+	int r;
+
+	if (HT_MPI_OFF())
+		return HT_PMPI(Mrecv)(buf, count, type, msg, status);
+	m = *msg; /* the call sets it to MPI_MESSAGE_NULL */
+	ht_emit_api_begin(HT_MPI_ID(Mrecv));
+	r = HT_PMPI(Mrecv)(buf, count, type, msg, st);
+	if (r == MPI_SUCCESS && m != MPI_MESSAGE_NO_PROC && st->MPI_SOURCE != MPI_PROC_NULL) {
+		p = probed_find(m);
+		ht_mpi_recv_done(HT_MPI_P2P_RECV, p ? p->comm : MPI_COMM_NULL, st);
+	}
+	ht_emit_api_end(HT_MPI_ID(Mrecv), r, NULL, 0);
+	return r;
+}
+
+HT_MPI_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg,
+			     MPI_Request *req)
+{
+	const struct probed *p;
+	MPI_Message m;
+	int r;
+
+	if (HT_MPI_OFF())
+		return HT_PMPI(Imrecv)(buf, count, type, msg, req);
+	m = *msg;
+	ht_emit_api_begin(HT_MPI_ID(Imrecv));
+	r = HT_PMPI(Imrecv)(buf, count, type, msg, req);
+	if (r == MPI_SUCCESS && m != MPI_MESSAGE_NO_PROC && (p = probed_find(m)))
+		ht_mpi_p2p(HT_MPI_P2P_IRECV, p->comm, p->source, p->tag, ht_mpi_bytes(count, type),
+			   *req);
+	ht_emit_api_end(HT_MPI_ID(Imrecv), r, NULL, 0);
+	return r;
+}
+
 /* ---- waits and tests ---- */
 
 HT_MPI_EXPORT int MPI_Wait(MPI_Request *req, MPI_Status *status)
@@ -231,10 +338,10 @@ HT_MPI_EXPORT int MPI_Wait(MPI_Request *req, MPI_Status *status)
 	int r;
 
 	if (HT_MPI_OFF())
-		return PMPI_Wait(req, status);
+		return HT_PMPI(Wait)(req, status);
 	old = *req;
 	ht_emit_api_begin(HT_MPI_ID(Wait));
-	r = PMPI_Wait(req, st);
+	r = HT_PMPI(Wait)(req, st);
 	if (r == MPI_SUCCESS)
 		ht_mpi_completed(&old, 1, NULL, st);
 	ht_emit_api_end(HT_MPI_ID(Wait), r, NULL, 0);
@@ -248,10 +355,10 @@ HT_MPI_EXPORT int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 	int r;
 
 	if (HT_MPI_OFF())
-		return PMPI_Test(req, flag, status);
+		return HT_PMPI(Test)(req, flag, status);
 	old = *req;
 	ht_emit_api_begin(HT_MPI_ID(Test));
-	r = PMPI_Test(req, flag, st);
+	r = HT_PMPI(Test)(req, flag, st);
 	if (r == MPI_SUCCESS && *flag)
 		ht_mpi_completed(&old, 1, NULL, st);
 	ht_emit_api_end(HT_MPI_ID(Test), r, NULL, 0);
@@ -287,10 +394,10 @@ HT_MPI_EXPORT int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
 	int r;
 
 	if (HT_MPI_OFF())
-		return PMPI_Waitall(n, reqs, sts);
+		return HT_PMPI(Waitall)(n, reqs, sts);
 	many_begin(&m, n, reqs, sts);
 	ht_emit_api_begin(HT_MPI_ID(Waitall));
-	r = PMPI_Waitall(n, reqs, m.st);
+	r = HT_PMPI(Waitall)(n, reqs, m.st);
 	if (r == MPI_SUCCESS && m.ok)
 		ht_mpi_completed(m.old, n, NULL, m.st);
 	ht_emit_api_end(HT_MPI_ID(Waitall), r, NULL, 0);
@@ -303,10 +410,10 @@ HT_MPI_EXPORT int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status s
 	int r;
 
 	if (HT_MPI_OFF())
-		return PMPI_Testall(n, reqs, flag, sts);
+		return HT_PMPI(Testall)(n, reqs, flag, sts);
 	many_begin(&m, n, reqs, sts);
 	ht_emit_api_begin(HT_MPI_ID(Testall));
-	r = PMPI_Testall(n, reqs, flag, m.st);
+	r = HT_PMPI(Testall)(n, reqs, flag, m.st);
 	if (r == MPI_SUCCESS && m.ok && *flag)
 		ht_mpi_completed(m.old, n, NULL, m.st);
 	ht_emit_api_end(HT_MPI_ID(Testall), r, NULL, 0);
@@ -320,10 +427,10 @@ HT_MPI_EXPORT int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status 
 	int r;
 
 	if (HT_MPI_OFF())
-		return PMPI_Waitany(n, reqs, index, status);
+		return HT_PMPI(Waitany)(n, reqs, index, status);
 	many_begin(&m, n, reqs, NULL);
 	ht_emit_api_begin(HT_MPI_ID(Waitany));
-	r = PMPI_Waitany(n, reqs, index, st);
+	r = HT_PMPI(Waitany)(n, reqs, index, st);
 	if (r == MPI_SUCCESS && m.ok && *index != MPI_UNDEFINED)
 		ht_mpi_completed(m.old, 1, index, st);
 	ht_emit_api_end(HT_MPI_ID(Waitany), r, NULL, 0);
@@ -337,10 +444,10 @@ HT_MPI_EXPORT int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, 
 	int r;
 
 	if (HT_MPI_OFF())
-		return PMPI_Testany(n, reqs, index, flag, status);
+		return HT_PMPI(Testany)(n, reqs, index, flag, status);
 	many_begin(&m, n, reqs, NULL);
 	ht_emit_api_begin(HT_MPI_ID(Testany));
-	r = PMPI_Testany(n, reqs, index, flag, st);
+	r = HT_PMPI(Testany)(n, reqs, index, flag, st);
 	if (r == MPI_SUCCESS && m.ok && *flag && *index != MPI_UNDEFINED)
 		ht_mpi_completed(m.old, 1, index, st);
 	ht_emit_api_end(HT_MPI_ID(Testany), r, NULL, 0);
@@ -356,10 +463,10 @@ HT_MPI_EXPORT int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, 
 		int r;                                                                             \
                                                                                                    \
 		if (HT_MPI_OFF())                                                                  \
-			return PMPI_##name(n, reqs, outcount, indices, sts);                       \
+			return HT_PMPI(name)(n, reqs, outcount, indices, sts);                     \
 		many_begin(&m, n, reqs, sts);                                                      \
 		ht_emit_api_begin(HT_MPI_ID(name));                                                \
-		r = PMPI_##name(n, reqs, outcount, indices, m.st);                                 \
+		r = HT_PMPI(name)(n, reqs, outcount, indices, m.st);                               \
 		if (r == MPI_SUCCESS && m.ok && *outcount != MPI_UNDEFINED)                        \
 			ht_mpi_completed(m.old, *outcount, indices, m.st);                         \
 		ht_emit_api_end(HT_MPI_ID(name), r, NULL, 0);                                      \
