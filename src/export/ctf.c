@@ -223,10 +223,14 @@ static uint32_t proc_of(struct cx *c, int32_t pid)
 			break;
 		}
 	if (pi) {
+		/* an MPI job's part per rank: "r00001-host/PID-COMM" */
+		const char *base =
+		    strrchr(pi->tp->name, '/') ? strrchr(pi->tp->name, '/') + 1 : pi->tp->name;
+
 		snprintf(p->dir, sizeof p->dir, "%s", pi->tp->name);
 		memcpy(p->uuid, pi->tp->uuid, 16);
 		const char *comm =
-		    pi->comm[0] || !strchr(p->dir, '-') ? pi->comm : strchr(p->dir, '-') + 1;
+		    pi->comm[0] || !strchr(base, '-') ? pi->comm : strchr(base, '-') + 1;
 
 		memcpy(p->procname, comm, strnlen(comm, HT_PROCNAME_LEN - 1));
 		if (ht_ctf_source_read(c->trace, pi->tp, &p->src))
@@ -240,6 +244,15 @@ static uint32_t proc_of(struct cx *c, int32_t pid)
 	p->uuid[15] ^= 0xe5;
 	p->uuid[14] ^= 0x0c;
 	snprintf(path, sizeof path, "%s/%s", c->dir, p->dir);
+	for (char *sl = path + strlen(c->dir) + 1; (sl = strchr(sl, '/')); sl++) {
+		int bad;
+
+		*sl = '\0'; /* the rank's directory first */
+		bad = mkdir(path, 0755) && errno != EEXIST;
+		*sl = '/';
+		if (bad)
+			break;
+	}
 	if (mkdir(path, 0755) && errno != EEXIST)
 		fail(c, -errno, p->dir, "cannot create the process directory");
 	return i;

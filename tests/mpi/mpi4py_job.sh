@@ -69,4 +69,11 @@ run ranks "${mpirun[@]}" "$HT" record -q -o R -- $py "$prog"
 cmp -s plain.out ranks.out || fail "traced (ranks form) printed: $(cat ranks.out)"
 check_valid R
 check_job R
+# the ranks' parts sit in one directory per rank: the CTF export keeps that
+# layout, and babeltrace2 reads every call of both ranks from it
+"$HT" export R --format ctf -o C >/dev/null 2>ctf.err || fail "CTF export: $(cat ctf.err)"
+bt2_read C bt.txt
+calls=$($py -c "import json,sys; print(sum(a['count'] for a in json.load(open('R.json'))['api']))")
+assert_eq "$(count ' hetrace:api_begin:' bt.txt)" "$calls" "api_begin events in the CTF export"
+assert_eq "$(ls -d C/r00000-*/*-python3 C/r00001-*/*-python3 | wc -l)" 2 "rank directories in the CTF export"
 echo "mpi_mpi4py: ok"
