@@ -310,7 +310,14 @@ int ht_pipe_next(struct ht_pipe *p, unsigned int si, const struct ht_batch **out
 
 		if (prev->state == SLOT_TAKEN) {
 			prev->state = SLOT_FREE;
-			pthread_cond_broadcast(&p->work);
+			/*
+			 * Workers decode faster than the consumer reads: waking one
+			 * for every freed slot costs two context switches a packet.
+			 * Wake them when half the stream's slots are free (or
+			 * nothing is decoded ahead): they refill in a burst.
+			 */
+			if (s->claimed - s->taken <= HT_PIPE_AHEAD / 2)
+				pthread_cond_broadcast(&p->work);
 		}
 	}
 	for (;;) {
