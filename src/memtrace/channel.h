@@ -31,7 +31,6 @@ struct ht_mt_chan {
 	uint32_t nbins; /* a power of two */
 	uint32_t cap;	/* records per bin */
 	int block;	/* producers wait for space (1) or drop and count (0) */
-	uint32_t *buf;	/* consumer: one bin's records copied out (cap x 6 words) */
 };
 
 /* Return: the bytes a channel of nbins bins of cap records needs. */

@@ -44,7 +44,7 @@ generated_fresh)
 		fail "cudaLaunchKernel arguments: $(args cudaLaunchKernel)"
 	[ "$(args cudaMemcpyAsync)" = "corr:HT_FA_UINT:HT_AR_CORR,dst:HT_FA_HEX:HT_AR_NONE,src:HT_FA_HEX:HT_AR_NONE,size:HT_FA_UINT:HT_AR_BYTES,kind:HT_FA_UINT:HT_AR_NONE,stream:HT_FA_HEX:HT_AR_QUEUE" ] ||
 		fail "cudaMemcpyAsync arguments: $(args cudaMemcpyAsync)"
-	args cuLaunchKernel | grep -q '^corr:HT_FA_UINT:HT_AR_CORR,kernel:HT_FA_STR:HT_AR_KERNEL,' || fail "cuLaunchKernel"
+	args cuLaunchKernel | grep '^corr:HT_FA_UINT:HT_AR_CORR,kernel:HT_FA_STR:HT_AR_KERNEL,' >/dev/null || fail "cuLaunchKernel"
 	# roles, which the analyses use instead of names
 	grep -q '{"cudaLaunchKernel", HT_ROLE_ENQUEUE | HT_ROLE_LAUNCH, 10,' "$src/src/cuda/api.gen.c" || fail "cudaLaunchKernel roles"
 	grep -q '{"cudaDeviceSynchronize", HT_ROLE_ENQUEUE | HT_ROLE_SYNC, ' "$src/src/cuda/api.gen.c" || fail "cudaDeviceSynchronize roles"

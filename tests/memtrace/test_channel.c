@@ -311,11 +311,13 @@ static void test_geometry(void)
 	uint32_t w[6];
 
 	CHECK_EQ(ht_mt_chan_geometry(4u << 20, 2, 256, &nb, &cap), 0);
-	CHECK_EQ(nb, 2);
+	CHECK_EQ(nb, 4); /* two bins a lane */
 	CHECK(ht_mt_chan_size(nb, cap) <= (4u << 20));
 	CHECK(cap >= 256);
 	CHECK_EQ(ht_mt_chan_geometry(4u << 20, 80, 256, &nb, &cap), 0);
-	CHECK_EQ(nb, 128);
+	CHECK_EQ(nb, 256);
+	CHECK_EQ(ht_mt_chan_geometry(4u << 20, 1, 256, &nb, &cap), 0);
+	CHECK_EQ(nb, 4); /* at least 4 */
 	/* too small for one bin of 256 records */
 	CHECK_EQ(ht_mt_chan_geometry(HT_MT_OFF_RECS(1) + 100, 1, 256, &nb, &cap), -EINVAL);
 	ht_mt_rec_encode(w, &r);
