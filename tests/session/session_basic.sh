@@ -4,18 +4,12 @@
 # land in one session trace; a program started before `session start`
 # records exactly the window (a run of consecutive ticks, its open packet
 # taken at stop) and writes nothing after it; it joins a second session too.
-. "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/lib_session.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/../integration/lib.sh"
+. "$HERE/lib_session.sh"
 
-SENV=$("$HT" session env) || fail "session env failed"
 echo "$SENV" | grep -q "^export LD_PRELOAD='.*/libhetrace.so.0:" || fail "env: no LD_PRELOAD: $SENV"
 echo "$SENV" | grep -qx "export HETRACE_SESSION='default'" || fail "env: no HETRACE_SESSION: $SENV"
-# with_env CMD...: becomes CMD with the session's variables; run it in a
-# subshell or as a background job (this shell stays untraced, $! is CMD's pid)
-with_env() {
-	eval "$SENV"
-	exec "$@"
-}
 snapshot() { find "$WORK" -path "$WORK/snap*" -prune -o -printf '%P %s %m\n' | sort; md5sum "$WORK/ctl/default.ctl"; }
 
 # --- no session: same output, same status, nothing written ---
