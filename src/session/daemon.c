@@ -189,7 +189,7 @@ static struct ht_ctl_page *page_open(const struct ht_session_paths *p)
 struct daemon_state {
 	struct ht_ctl_page *pg;
 	uint64_t on_ns, off_ns; /* capture window by time (off 0: none) */
-	int on;
+	int on, over;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -207,14 +207,16 @@ static int daemon_tick(void *arg)
 
 	if (stop_requested)
 		return 1;
-	if (!d->on && now >= d->on_ns && (!d->off_ns || now < d->off_ns)) {
+	if (d->over)
+		return 0; /* the window is over; the session lasts until stop */
+	if (!d->on && now >= d->on_ns) {
 		d->on = 1;
 		__atomic_store_n(&d->pg->active, 1, __ATOMIC_RELEASE);
 	}
 	if (d->on && d->off_ns && now >= d->off_ns) {
 		d->on = 0;
+		d->over = 1;
 		__atomic_store_n(&d->pg->active, 0, __ATOMIC_RELEASE);
-		d->off_ns = UINT64_MAX; /* the window is over; the session lasts until stop */
 	}
 	return 0;
 }
