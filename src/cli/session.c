@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/capture.h"
 #include "cli/cli.h"
 #include "cli/record_share.h"
 #include "core/config.h"
@@ -41,18 +42,6 @@ static const char usage[] =
     "      --duration SECONDS\n"
     "                        start: record this long, then wait idle for stop\n"
     "  -q, --quiet           no messages but errors\n";
-
-/* Return: 0 with *out set, or -1 for a value that is not a number of seconds from 0 to 1e6. */
-static int parse_seconds(const char *s, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || *end || !(v >= 0 && v <= 1e6))
-		return -1;
-	*out = v;
-	return 0;
-}
 
 /* Prints `export NAME='value'` with the value quoted for any POSIX shell. */
 static void print_export(const char *name, const char *v)
@@ -114,7 +103,8 @@ int ht_cmd_session(int argc, char **argv)
 	    {0, 0, 0, 0},
 	};
 	struct ht_session_opts o = {.name = "default", .os = 1};
-	const char *sub, *delay = NULL, *duration = NULL;
+	struct ht_capture cap = {0};
+	const char *sub;
 	int opt, start;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -157,10 +147,10 @@ int ht_cmd_session(int argc, char **argv)
 			o.os = 0;
 			break;
 		case 'd':
-			delay = optarg;
+			cap.delay = optarg;
 			break;
 		case 'D':
-			duration = optarg;
+			cap.duration = optarg;
 			break;
 		case 'q':
 			o.quiet = 1;
@@ -207,12 +197,9 @@ int ht_cmd_session(int argc, char **argv)
 	    strcmp(o.callstacks, "all"))
 		return ht_usage_error(
 		    "session", "--callstacks must be none, launch or all, not '%s'", o.callstacks);
-	if (delay && parse_seconds(delay, &o.delay_s))
-		return ht_usage_error("session", "--delay must be a number of seconds, not '%s'",
-				      delay);
-	if (duration && (parse_seconds(duration, &o.duration_s) || o.duration_s <= 0))
-		return ht_usage_error("session",
-				      "--duration must be a positive number of seconds, not '%s'",
-				      duration);
+	if (ht_capture_check(&cap, "session"))
+		return 2;
+	o.delay_s = cap.delay_s;
+	o.duration_s = cap.duration_s;
 	return ht_session_start(&o);
 }

@@ -37,3 +37,33 @@ gone() {
 	for _ in $(seq 250); do alive "$1" || return 0; sleep 0.02; done
 	return 1
 }
+
+# start_running: A becomes a session_prog run (a tick every 200 us) with the
+# session's variables, until "$WORK/stopA" exists; returns once it ticks
+start_running() {
+	with_env "$SPROG" run "$WORK/stopA" >a.out 2>a.err &
+	A=$!
+	background $A
+	for _ in $(seq 100); do grep -q ready a.out && return 0; sleep 0.05; done
+	fail "session_prog run did not start: $(cat a.err)"
+}
+
+# still_after TRACE WHAT: A runs on and writes nothing more into TRACE
+still_after() {
+	find "$1" -printf '%P %s\n' | sort >still.1
+	sleep 0.3
+	kill -0 $A 2>/dev/null || fail "the running program died at $2: $(cat a.err)"
+	find "$1" -printf '%P %s\n' | sort >still.2
+	cmp -s still.1 still.2 || fail "the trace changed after $2: $(diff still.1 still.2)"
+}
+
+# window DUMP WHAT: sets F and T, A's first and last tick in DUMP, after
+# checking there is a window, later than A's start, of consecutive ticks
+window() {
+	ticks "$1" $A >window.t
+	F=$(head -1 window.t)
+	T=$(tail -1 window.t)
+	[ -n "$F" ] || fail "$2: the running program recorded nothing"
+	[ "$F" -gt 0 ] || fail "$2: ticks start at 0, before the window"
+	assert_eq "$(wc -l <window.t)" $((T - F + 1)) "$2: ticks of the window are consecutive"
+}
