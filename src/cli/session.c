@@ -60,7 +60,6 @@ static int session_env(const char *name)
 {
 	struct ht_session_paths p;
 	char libdir[PATH_MAX];
-	const char *sdir = getenv("HETRACE_SESSION_DIR");
 	int fd;
 
 	if (ht_session_paths_get(name, 1, &p))
@@ -80,8 +79,8 @@ static int session_env(const char *name)
 		return ht_error("library path too long for LD_PRELOAD");
 	print_export("LD_PRELOAD", getenv("LD_PRELOAD"));
 	print_export("HETRACE_SESSION", name);
-	if (sdir && *sdir)
-		print_export("HETRACE_SESSION_DIR", sdir);
+	/* Always: a service manager's programs may lack the XDG_RUNTIME_DIR it came from. */
+	print_export("HETRACE_SESSION_DIR", p.dir);
 	return 0;
 }
 

@@ -431,7 +431,7 @@ HT_EXPORT struct ht_stream *ht_device_stream_create(uint32_t device, uint64_t qu
  */
 HT_EXPORT void ht_emit_device_command(struct ht_stream *s, const struct ht_device_command *c)
 {
-	if (!s)
+	if (!s || !(s = ht_session_stream_current(s)))
 		return;
 	ht_lock_take(&s->lock);
 	HT_WRITE_AT(s, device_command, &c->ev, c->seen_raw ? c->seen_raw : ht_clock_raw());
@@ -444,7 +444,7 @@ HT_EXPORT void ht_emit_clock_pair(struct ht_stream *s, uint32_t device, uint64_t
 	const struct ht_ev_clock_pair e = {
 	    .device = device, .kind = HT_PAIR_EXACT, .device_ts = device_ts, .host_ns = host_ns};
 
-	if (!s)
+	if (!s || !(s = ht_session_stream_current(s)))
 		return;
 	ht_lock_take(&s->lock);
 	HT_WRITE(s, clock_pair, &e);

@@ -91,11 +91,11 @@ static struct {
 	pthread_key_t key;
 	uint64_t lost_no_stream;
 	int warned_io;
-	int enabled;	  /* set up for recording: record's settings or a session */
-	int session;	  /* a candidate of a session: settings come from its page */
-	int mapped;	  /* ht_ctl_area is a control page */
-	int clock_set;	  /* ht_clock_setup ran (a process keeps its first clock) */
-	uint32_t gen;	  /* the generation this process records into */
+	int enabled;	   /* set up for recording: record's settings or a session */
+	int session;	   /* a candidate of a session: settings come from its page */
+	int mapped;	   /* ht_ctl_area is a control page */
+	int clock_set;	   /* ht_clock_setup ran (a process keeps its first clock) */
+	uint32_t gen;	   /* the generation this process records into */
 	int capture_depth; /* region capture: capture regions open (all threads) */
 	char env[HT_CTL_ENV_MAX], dir[HT_CTL_DIR_MAX]; /* session: the page's settings */
 } S = {
@@ -464,6 +464,16 @@ static void session_join(void)
 	if (S.proc)
 		ht_stream_abandon(S.proc); /* its packets are the daemon's now */
 	S.proc = NULL;
+	/*
+	 * The registry held the last trace's streams: their owners (threads,
+	 * sources) let go of them or move on to a successor; nothing at exit
+	 * may write into that finished trace again.
+	 */
+	for (struct ht_stream *o = S.streams, *next; o; o = next) {
+		next = o->next;
+		o->next = o->prev = NULL;
+	}
+	S.streams = NULL;
 	forget_process_dir();
 	if (S.dirfd >= 0)
 		close(S.dirfd);
@@ -539,8 +549,10 @@ struct ht_stream *ht_session_thread_stream_slow(void)
 	}
 	sp = stream_params(HT_SC_THREAD, (int)tid);
 	s = create_named("thread", (long)tid, &sp);
-	if (s)
+	if (s) {
+		s->gen = S.gen;
 		registry_add(s);
+	}
 	pthread_mutex_unlock(&S.lock);
 	if (!s) {
 		on_stream_error(&(struct ht_stream){.name = "thread stream"}, errno);
@@ -605,13 +617,48 @@ HT_EXPORT_BOUND struct ht_stream *ht_session_stream_create(enum ht_stream_class 
 		sp.device = device;
 		sp.queue = queue;
 		s = create_named(prefix, counter++, &sp);
-		if (s)
+		if (s) {
+			s->gen = S.gen;
+			s->prefix = prefix;
 			registry_add(s);
+		}
 	} else {
 		errno = ENODEV;
 	}
 	pthread_mutex_unlock(&S.lock);
 	return s;
+}
+
+/*
+ * A shared stream (a device queue's) that a source keeps from an earlier
+ * session generation: its counterpart in the current one, created once.
+ * Return: that stream, or NULL when nothing is recorded now.
+ */
+struct ht_stream *ht_session_stream_renew(struct ht_stream *s)
+{
+	struct ht_stream *n;
+
+	if (!s->prefix || !session_ready())
+		return NULL;
+	pthread_mutex_lock(&S.lock);
+	n = s->successor;
+	pthread_mutex_unlock(&S.lock);
+	if (n && n->gen == S.gen)
+		return n;
+	n = ht_session_stream_create(s->p.sc, s->prefix, s->p.device, s->p.queue);
+	if (!n)
+		return NULL;
+	pthread_mutex_lock(&S.lock);
+	if (s->successor && s->successor->gen == n->gen) {
+		/* another thread renewed it first: keep theirs */
+		registry_remove(n);
+		ht_stream_destroy(n);
+		n = s->successor;
+	} else {
+		s->successor = n;
+	}
+	pthread_mutex_unlock(&S.lock);
+	return n;
 }
 
 HT_EXPORT_BOUND int
@@ -790,8 +837,9 @@ static int ctl_attach(const char *path, int create, int quiet)
 	return 0;
 err:
 	if (!quiet)
-		fprintf(stderr, "hetrace: cannot use control page '%s': %s; this process runs "
-				"untraced\n",
+		fprintf(stderr,
+			"hetrace: cannot use control page '%s': %s; this process runs "
+			"untraced\n",
 			path, r == -EPERM ? "not a private file of this user" : strerror(-r));
 	return r;
 }

@@ -68,6 +68,20 @@ static inline struct ht_stream *ht_session_thread_stream(void)
 int ht_session_with_process(int (*fn)(struct ht_stream *proc, struct ht_strtab *strs, void *arg),
 			    void *arg);
 
+/*
+ * A shared stream kept from an earlier session generation: its successor in
+ * the current one (session.c). Return: it, or NULL when not recording.
+ */
+struct ht_stream *ht_session_stream_renew(struct ht_stream *s);
+
+/* The stream a source keeps, for the current session generation (NULL: drop). */
+static inline struct ht_stream *ht_session_stream_current(struct ht_stream *s)
+{
+	if (__builtin_expect(s->gen != ht_ctl_area.p.gen, 0))
+		return ht_session_stream_renew(s);
+	return s;
+}
+
 /* Creates a stream in the process directory and registers it. NULL + errno on failure. */
 struct ht_stream *ht_session_stream_create(enum ht_stream_class sc, const char *prefix,
 					   uint32_t device, uint64_t queue);
