@@ -41,16 +41,16 @@ int ht_capture_check(struct ht_capture *c, const char *sub)
 		return ht_usage_error(
 		    sub, "--duration must be a positive number of seconds, not '%s'", c->duration);
 	if (c->range) {
-		if (!strcmp(c->range, "nvtx") || !strncmp(c->range, "nvtx:", 5) ||
-		    !strcmp(c->range, "cudaProfilerApi"))
-			return ht_usage_error(sub,
-					      "--capture-range=%s is not supported yet: use "
-					      "region:NAME (hetrace.h regions) or api "
-					      "(hetrace_start/hetrace_stop)",
-					      c->range);
-		if (strcmp(c->range, "api") && (strncmp(c->range, "region:", 7) || !c->range[7]))
+		if (!strcmp(c->range, "cudaProfilerApi"))
 			return ht_usage_error(
-			    sub, "--capture-range must be region:NAME or api, not '%s'", c->range);
+			    sub, "--capture-range=cudaProfilerApi is not supported yet: "
+				 "use api (hetrace_start/hetrace_stop), region:NAME or "
+				 "nvtx:NAME");
+		if (strcmp(c->range, "api") && (strncmp(c->range, "region:", 7) || !c->range[7]) &&
+		    (strncmp(c->range, "nvtx:", 5) || !c->range[5]))
+			return ht_usage_error(
+			    sub, "--capture-range must be region:NAME, nvtx:NAME or api, not '%s'",
+			    c->range);
 		if (c->delay || c->duration)
 			return ht_usage_error(sub, "--capture-range and --delay/--duration exclude "
 						   "each other: give one kind of range");
@@ -72,7 +72,14 @@ int ht_capture_setup(struct ht_capture *c, int dfd, const char *absdir)
 	unsetenv("HETRACE_CAPTURE_END");
 	unsetenv("HETRACE_CONTROL");
 	if (c->range) {
-		setenv("HETRACE_CAPTURE", c->range, 1);
+		char v[300];
+
+		/* NVTX push/pop ranges are regions in the trace: one mechanism for both. */
+		if (!strncmp(c->range, "nvtx:", 5))
+			snprintf(v, sizeof v, "region:%s", c->range + 5);
+		else
+			snprintf(v, sizeof v, "%s", c->range);
+		setenv("HETRACE_CAPTURE", v, 1);
 		if (c->end)
 			setenv("HETRACE_CAPTURE_END", c->end, 1);
 	}

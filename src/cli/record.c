@@ -68,9 +68,10 @@ static const char usage[] =
 	"      --delay SECONDS   start recording this long after the command starts\n"
 	"      --duration SECONDS\n"
 	"                        record this long (then the command runs on unrecorded)\n"
-	"      --capture-range=region:NAME|api\n"
-	"                        record only inside regions NAME (hetrace.h), or between\n"
-	"                        hetrace_start() and hetrace_stop()\n"
+	"      --capture-range=region:NAME|nvtx:NAME|api\n"
+	"                        record only inside regions NAME (hetrace.h), NVTX\n"
+	"                        push/pop ranges NAME, or between hetrace_start() and\n"
+	"                        hetrace_stop()\n"
 	"      --capture-range-end=stop|repeat\n"
 	"                        after the first such range (default) or every one\n"
 	"  -q, --quiet           no summary line\n";

@@ -917,7 +917,9 @@ static int own_flag(void)
  */
 int ht_capture_region_begin(uint32_t name)
 {
-	if (!own_flag() || !name || name != __atomic_load_n(&ht_capture_id, __ATOMIC_RELAXED))
+	/* Watching: callers that call regardless of the flags (NVTX) find a range done. */
+	if (!own_flag() || !name || name != __atomic_load_n(&ht_capture_id, __ATOMIC_RELAXED) ||
+	    !__atomic_load_n(&ht_watch, __ATOMIC_ACQUIRE))
 		return 0;
 	if (__atomic_fetch_add(&S.capture_depth, 1, __ATOMIC_ACQ_REL) == 0)
 		__atomic_store_n(&ht_active, 1, __ATOMIC_RELEASE);

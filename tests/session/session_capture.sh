@@ -35,8 +35,25 @@ dump r4 d4.txt
 ticks d4.txt '[0-9]+' | tr '\n' ' ' >t4
 assert_eq "$(cat t4)" "$(seq -s ' ' 0 109) " "ticks of a plain recording paused by hetrace_stop"
 
+# NVTX push/pop ranges (NVTX injection, no GPU needed)
+if [ -x "$BUILD/bin/session_nvtx" ]; then
+	"$HT" record -q -o r6 --capture-range=nvtx:step --capture-range-end=repeat -- \
+		"$BUILD/bin/session_nvtx" 3 || fail "record (nvtx) failed"
+	dump r6 d6.txt
+	ticks d6.txt '[0-9]+' | tr '\n' ' ' >t6
+	assert_eq "$(cat t6)" "$(for r in 0 1 2; do seq -s ' ' $((20 * r + 10)) $((20 * r + 19)) | tr '\n' ' '; done)" \
+		"ticks inside every NVTX range 'step'"
+	assert_eq "$(count 'region_begin name=step' d6.txt),$(count 'name=warmup' d6.txt)" "3,0" \
+		"NVTX ranges recorded"
+	"$HT" record -q -o r7 --capture-range=nvtx:step -- "$BUILD/bin/session_nvtx" 3 || fail "record (nvtx, stop) failed"
+	dump r7 d7.txt
+	ticks d7.txt '[0-9]+' | tr '\n' ' ' >t7
+	assert_eq "$(cat t7)" "$(seq -s ' ' 10 19) " "ticks inside the first NVTX range 'step'"
+	assert_eq "$(count 'region_begin name=step' d7.txt)" 1 "NVTX ranges recorded (stop)"
+fi
+
 # bad values: a line naming the option (then the usage hint), usage status, nothing recorded
-for bad in "--capture-range=nvtx:x" "--capture-range=region:" "--capture-range=foo" \
+for bad in "--capture-range=cudaProfilerApi" "--capture-range=nvtx:" "--capture-range=region:" "--capture-range=foo" \
 	"--capture-range-end=stop" "--delay=-1" "--duration=0" "--delay=x"; do
 	"$HT" record -o bad $bad -- true 2>bad.err
 	assert_eq "$?" 2 "exit status of record $bad"
