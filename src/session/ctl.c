@@ -15,12 +15,13 @@
 
 int ht_ctl_dir(char *out, size_t cap)
 {
-	const char *v = getenv("HETRACE_SESSION_DIR");
+	/* secure_getenv: a set-user-ID program does not take a directory from its caller */
+	const char *v = secure_getenv("HETRACE_SESSION_DIR");
 	int n;
 
 	if (v && *v)
 		n = snprintf(out, cap, "%s", v);
-	else if ((v = getenv("XDG_RUNTIME_DIR")) && *v == '/')
+	else if ((v = secure_getenv("XDG_RUNTIME_DIR")) && *v == '/')
 		n = snprintf(out, cap, "%s/hetrace", v);
 	else
 		n = snprintf(out, cap, "/tmp/hetrace-%u", (unsigned int)geteuid());

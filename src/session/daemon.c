@@ -363,8 +363,10 @@ int ht_session_start(const struct ht_session_opts *o)
 		return 0;
 	}
 
-	/* The daemon: its own session, no terminal, messages into the log. */
+	/* The daemon: its own session, no terminal, messages into the log, no hold on a cwd. */
 	setsid();
+	if (chdir("/"))
+		_exit(1);
 	{
 		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
 
@@ -387,8 +389,8 @@ int ht_session_start(const struct ht_session_opts *o)
 	d.off_ns = o->duration_s > 0 ? d.on_ns + (uint64_t)(o->duration_s * 1e9) : 0;
 	ht_consumer_run(c, daemon_tick, &d);
 	page_stop(pg);
-	close(dfd);
 	rc = finish_trace(c, absdir, pg->tsc_hz, "session stopped", o->quiet);
+	close(dfd); /* the consumer's last scan needed it */
 	_exit(rc);
 
 err_dir:

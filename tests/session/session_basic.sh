@@ -50,6 +50,7 @@ grep -q "trace written to '$WORK/tr'" stop.err || fail "stop: $(cat stop.err)"
 grep -q "not running" status.out || fail "status after stop: $(cat status.out)"
 
 still_after tr "session stop"
+[ -z "$(find tr -name '.*')" ] || fail "the daemon left files of the recording in the trace: $(find tr -name '.*')"
 
 dump tr d1.txt
 check_valid tr
