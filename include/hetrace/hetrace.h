@@ -105,8 +105,9 @@ extern int ht_watch HT_FLAG_DECL_;
 /*
  * Switch recording of this process on and off (Nsight's cudaProfilerStart/
  * Stop): under `hetrace record --capture-range=api` recording starts off and
- * only what lies between hetrace_start() and hetrace_stop() is recorded;
- * under a plain `record` hetrace_stop() pauses it. No effect when the
+ * only what lies between hetrace_start() and the first hetrace_stop() is
+ * recorded (every such range with --capture-range-end=repeat); under a
+ * plain `record` hetrace_stop() pauses it and hetrace_start() resumes. No effect when the
  * process is not recorded, in a `hetrace session` (the session decides) or
  * under a region capture range. Thread-safe, async-signal-safe.
  */

@@ -97,6 +97,7 @@ static struct {
 	int clock_set;	   /* ht_clock_setup ran (a process keeps its first clock) */
 	uint32_t gen;	   /* the generation this process records into */
 	int capture_depth; /* region capture: capture regions open (all threads) */
+	int capture_done;  /* api capture, ending `stop`: the range was closed */
 	char env[HT_CTL_ENV_MAX], dir[HT_CTL_DIR_MAX]; /* session: the page's settings */
 } S = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
@@ -940,14 +941,19 @@ void ht_capture_region_end(void)
 
 HT_EXPORT void hetrace_start(void)
 {
-	if (own_flag() && !S.cfg.capture_region)
+	if (own_flag() && !S.cfg.capture_region &&
+	    !__atomic_load_n(&S.capture_done, __ATOMIC_RELAXED))
 		__atomic_store_n(&ht_active, 1, __ATOMIC_RELEASE);
 }
 
 HT_EXPORT void hetrace_stop(void)
 {
-	if (own_flag() && !S.cfg.capture_region)
-		__atomic_store_n(&ht_active, 0, __ATOMIC_RELEASE);
+	if (!own_flag() || S.cfg.capture_region)
+		return;
+	/* --capture-range=api ends with the first range unless it repeats */
+	if (S.cfg.capture_api && !S.cfg.capture_repeat)
+		__atomic_store_n(&S.capture_done, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&ht_active, 0, __ATOMIC_RELEASE);
 }
 
 /*

@@ -29,6 +29,15 @@ assert_eq "$(count 'name=warmup' d2.txt)" 0 "warmup regions recorded (repeat)"
 dump r3 d3.txt
 ticks d3.txt '[0-9]+' | tr '\n' ' ' >t3
 assert_eq "$(cat t3)" "$(seq -s ' ' 10 109) " "ticks between hetrace_start and hetrace_stop"
+# two api ranges: the first only, or both with repeat
+"$HT" record -q -o r3b --capture-range=api -- "$SPROG" api 20 2 || fail "record (api, stop) failed"
+dump r3b d3b.txt
+assert_eq "$(ticks d3b.txt '[0-9]+' | tr '\n' ' ')" "$(seq -s ' ' 10 29) " "ticks of the first api range"
+"$HT" record -q -o r3c --capture-range=api --capture-range-end=repeat -- "$SPROG" api 20 2 ||
+	fail "record (api, repeat) failed"
+dump r3c d3c.txt
+assert_eq "$(ticks d3c.txt '[0-9]+' | tr '\n' ' ')" "$(seq -s ' ' 10 29) $(seq -s ' ' 40 59) " \
+	"ticks of both api ranges"
 # without a range, hetrace_stop pauses a plain recording
 "$HT" record -q -o r4 -- "$SPROG" api 100 || fail "record (plain, api) failed"
 dump r4 d4.txt

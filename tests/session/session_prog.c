@@ -7,7 +7,8 @@
  *                            then the last tick on stdout
  *   session_prog regions N   N rounds of: region "warmup" with 10 ticks, region
  *                            "step" with 10 ticks; then 10 ticks outside
- *   session_prog api N       10 ticks, hetrace_start(), N ticks, hetrace_stop(), 10 ticks
+ *   session_prog api N [R]   R times (default 1): 10 ticks, hetrace_start(), N ticks,
+ *                            hetrace_stop(); then 10 ticks
  *   session_prog print       prints its arguments and environment size (for byte-
  *                            identical output with and without the session variables)
  */
@@ -60,14 +61,16 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc >= 3 && !strcmp(argv[1], "api")) {
-		long n = atol(argv[2]);
+		long n = atol(argv[2]), rounds = argc > 3 ? atol(argv[3]) : 1;
 
-		for (int i = 0; i < 10; i++)
-			one();
-		hetrace_start();
-		for (long i = 0; i < n; i++)
-			one();
-		hetrace_stop();
+		for (long r = 0; r < rounds; r++) {
+			for (int i = 0; i < 10; i++)
+				one();
+			hetrace_start();
+			for (long i = 0; i < n; i++)
+				one();
+			hetrace_stop();
+		}
 		for (int i = 0; i < 10; i++)
 			one();
 		return 0;
