@@ -97,6 +97,8 @@ int ht_cmd_session(int argc, char **argv)
 	    {"no-os", no_argument, 0, 'N'},
 	    {"delay", required_argument, 0, 'd'},
 	    {"duration", required_argument, 0, 'D'},
+	    {"capture-range", required_argument, 0, 'r'},
+	    {"capture-range-end", required_argument, 0, 'r'},
 	    {"quiet", no_argument, 0, 'q'},
 	    {"help", no_argument, 0, 'h'},
 	    {0, 0, 0, 0},
@@ -154,6 +156,11 @@ int ht_cmd_session(int argc, char **argv)
 		case 'q':
 			o.quiet = 1;
 			break;
+		case 'r':
+			return ht_usage_error(
+			    "session", "a session takes time ranges only (--delay, --duration): "
+				       "its programs share one switch; use 'hetrace record "
+				       "--capture-range' for ranges by region, NVTX or API");
 		case 'h':
 			fputs(usage, stdout);
 			return 0;

@@ -71,6 +71,11 @@ for bad in "--capture-range=cudaProfilerApi" "--capture-range=nvtx:" "--capture-
 	[ ! -e bad ] || fail "record $bad left a trace directory"
 done
 
+"$HT" session start -o bad --capture-range=region:x 2>bad.err
+assert_eq "$?" 2 "exit status of session start --capture-range"
+head -1 bad.err | grep -q "time ranges only" || fail "session start --capture-range: $(head -1 bad.err)"
+[ ! -e bad ] || fail "the refused session start left a trace directory"
+
 # time: the window is in the index; every event lies inside it
 within() { # DUMP INDEX: counter times within [capture_start_ns, capture_end_ns + 1 ms]
 	s=$(sed -n 's/^capture_start_ns=//p' "$2")
