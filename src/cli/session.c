@@ -41,6 +41,11 @@ static const char usage[] =
     "      --delay SECONDS   start: begin recording this long after the start\n"
     "      --duration SECONDS\n"
     "                        start: record this long, then wait idle for stop\n"
+    "      --capture-range=region:NAME|nvtx:NAME\n"
+    "                        start: each program records only inside its regions\n"
+    "                        (NVTX push/pop ranges) NAME\n"
+    "      --capture-range-end=stop|repeat\n"
+    "                        start: after its first such range (default) or every one\n"
     "  -q, --quiet           no messages but errors\n";
 
 /* Prints `export NAME='value'` with the value quoted for any POSIX shell. */
@@ -98,7 +103,7 @@ int ht_cmd_session(int argc, char **argv)
 	    {"delay", required_argument, 0, 'd'},
 	    {"duration", required_argument, 0, 'D'},
 	    {"capture-range", required_argument, 0, 'r'},
-	    {"capture-range-end", required_argument, 0, 'r'},
+	    {"capture-range-end", required_argument, 0, 'e'},
 	    {"quiet", no_argument, 0, 'q'},
 	    {"help", no_argument, 0, 'h'},
 	    {0, 0, 0, 0},
@@ -157,10 +162,11 @@ int ht_cmd_session(int argc, char **argv)
 			o.quiet = 1;
 			break;
 		case 'r':
-			return ht_usage_error(
-			    "session", "a session takes time ranges only (--delay, --duration): "
-				       "its programs share one switch; use 'hetrace record "
-				       "--capture-range' for ranges by region, NVTX or API");
+			cap.range = optarg;
+			break;
+		case 'e':
+			cap.end = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -205,6 +211,19 @@ int ht_cmd_session(int argc, char **argv)
 		    "session", "--callstacks must be none, launch or all, not '%s'", o.callstacks);
 	if (ht_capture_check(&cap, "session"))
 		return 2;
+	if (cap.range && !strcmp(cap.range, "api"))
+		return ht_usage_error(
+		    "session", "--capture-range=api is for record: in a session "
+			       "hetrace_start/hetrace_stop have no effect (use region:NAME)");
+	if (cap.range) {
+		/* NVTX push/pop ranges are regions in the trace (capture.c does the same) */
+		static char region[300];
+
+		snprintf(region, sizeof region, "region:%s",
+			 cap.range + (strncmp(cap.range, "nvtx:", 5) ? 7 : 5));
+		o.capture = region;
+		o.capture_end = cap.end;
+	}
 	o.delay_s = cap.delay_s;
 	o.duration_s = cap.duration_s;
 	return ht_session_start(&o);

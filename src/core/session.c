@@ -91,19 +91,24 @@ static struct {
 	pthread_key_t key;
 	uint64_t lost_no_stream;
 	int warned_io;
-	int enabled;	   /* set up for recording: record's settings or a session */
-	int session;	   /* a candidate of a session: settings come from its page */
-	int mapped;	   /* ht_ctl_area is a control page */
-	int clock_set;	   /* ht_clock_setup ran (a process keeps its first clock) */
-	uint32_t gen;	   /* the generation this process records into */
-	int capture_depth; /* region capture: capture regions open (all threads) */
-	int capture_done;  /* api capture, ending `stop`: the range was closed */
+	int enabled;		    /* set up for recording: record's settings or a session */
+	int session;		    /* a candidate of a session: settings come from its page */
+	int mapped;		    /* ht_ctl_area is a control page */
+	int clock_set;		    /* ht_clock_setup ran (a process keeps its first clock) */
+	uint32_t gen;		    /* the generation this process records into */
+	int capture_depth;	    /* region capture: capture regions open (all threads) */
+	int capture_done;	    /* api capture, ending `stop`: the range was closed */
+	struct ht_ctl_page *shared; /* session mode: a second view of the page, read while
+				     * ht_ctl_area is this process's copy (in a capture range) */
+	int private_;		    /* ht_ctl_area is that copy */
 	char env[HT_CTL_ENV_MAX], dir[HT_CTL_DIR_MAX]; /* session: the page's settings */
 } S = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .dirfd = -1,
     .procfd = -1,
 };
+
+static void private_check(void);
 
 static void warn_once(const char *what, int err)
 {
@@ -483,6 +488,10 @@ static void session_join(void)
 	S.closed = 0;
 	ht_config_load_block(&S.cfg, S.env);
 	S.cfg.dir = S.dir;
+	/* this session's capture ranges start afresh (init_process interns the region) */
+	__atomic_store_n(&ht_capture_id, 0, __ATOMIC_RELAXED);
+	S.capture_depth = 0;
+	S.capture_done = 0;
 	if (!S.clock_set) {
 		ht_clock_setup(S.cfg.use_tsc, S.cfg.tsc_hz);
 		S.clock_set = 1;
@@ -576,7 +585,11 @@ drop:
 
 __attribute__((noinline)) struct ht_stream *ht_session_prepare(size_t payload)
 {
-	struct ht_stream *s = ht_session_thread_stream();
+	struct ht_stream *s;
+
+	if (__builtin_expect(S.private_, 0))
+		private_check();
+	s = ht_session_thread_stream();
 
 	if (!s || !ht_stream_reserve(s, HT_EH_MAX_SIZE + payload))
 		return NULL;
@@ -831,6 +844,8 @@ static int ctl_attach(const char *path, int create, int quiet)
 	}
 	m = mmap(&ht_ctl_area, HT_CTL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
 	r = m == MAP_FAILED ? -errno : 0;
+	if (!r)
+		S.shared = ht_ctl_map(fd); /* NULL: no capture ranges of this process's own */
 	close(fd);
 	if (r)
 		goto err;
@@ -913,11 +928,89 @@ static int own_flag(void)
 }
 
 /*
+ * Region capture ranges in a session (S.lock held): the page is the whole
+ * session's, so inside a range of its own this process records through a
+ * private copy of it with `active` set, put in place by mremap in one step
+ * for all its threads; at the range's end the page itself comes back
+ * (mremap of a shared mapping with old size 0 duplicates it). Same
+ * generation in the copy: the process's streams stay valid.
+ */
+static int area_private(void)
+{
+	struct ht_ctl_page *n =
+	    mmap(NULL, HT_CTL_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (n == MAP_FAILED)
+		return -errno;
+	memcpy(n, S.shared, sizeof *n);
+	n->active = 1;
+	if (mremap(n, HT_CTL_SIZE, HT_CTL_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED, &ht_ctl_area) ==
+	    MAP_FAILED) {
+		munmap(n, HT_CTL_SIZE);
+		return -errno;
+	}
+	S.private_ = 1;
+	return 0;
+}
+
+static void area_shared(void)
+{
+	if (S.private_ && mremap(S.shared, 0, HT_CTL_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED,
+				 &ht_ctl_area) != MAP_FAILED)
+		S.private_ = 0;
+}
+
+/* A session that stopped while this process was inside a range of its own: back to the page. */
+static void private_check(void)
+{
+	if (__atomic_load_n(&S.shared->gen, __ATOMIC_ACQUIRE) == S.gen)
+		return;
+	pthread_mutex_lock(&S.lock);
+	area_shared();
+	S.capture_depth = 0;
+	pthread_mutex_unlock(&S.lock);
+}
+
+static int session_capture_begin(uint32_t name)
+{
+	int r = 0;
+
+	/* A new session is joined here: region names are cached ids, nothing else asks. */
+	if (!S.shared || !session_ready() || __atomic_load_n(&S.capture_done, __ATOMIC_RELAXED) ||
+	    name != __atomic_load_n(&ht_capture_id, __ATOMIC_RELAXED))
+		return 0;
+	pthread_mutex_lock(&S.lock);
+	if (S.capture_depth > 0) {
+		S.capture_depth++;
+		r = 1;
+	} else if (__atomic_load_n(&S.shared->gen, __ATOMIC_ACQUIRE) == S.gen &&
+		   __atomic_load_n(&S.shared->watch, __ATOMIC_ACQUIRE) && !area_private()) {
+		S.capture_depth = 1;
+		r = 1;
+	}
+	pthread_mutex_unlock(&S.lock);
+	return r;
+}
+
+static void session_capture_end(void)
+{
+	pthread_mutex_lock(&S.lock);
+	if (S.capture_depth > 0 && --S.capture_depth == 0) {
+		if (!S.cfg.capture_repeat)
+			S.capture_done = 1;
+		area_shared();
+	}
+	pthread_mutex_unlock(&S.lock);
+}
+
+/*
  * Region capture ranges (emit.c): a region `name` begins while watching.
  * Return: nonzero when the event is to be recorded (it opened a range).
  */
 int ht_capture_region_begin(uint32_t name)
 {
+	if (S.session)
+		return session_capture_begin(name);
 	/* Watching: callers that call regardless of the flags (NVTX) find a range done. */
 	if (!own_flag() || !name || name != __atomic_load_n(&ht_capture_id, __ATOMIC_RELAXED) ||
 	    !__atomic_load_n(&ht_watch, __ATOMIC_ACQUIRE))
@@ -930,6 +1023,10 @@ int ht_capture_region_begin(uint32_t name)
 /* Region `name` (the capture region) ended, its event written: the range may close. */
 void ht_capture_region_end(void)
 {
+	if (S.session) {
+		session_capture_end();
+		return;
+	}
 	if (!own_flag() || __atomic_load_n(&S.capture_depth, __ATOMIC_RELAXED) <= 0)
 		return;
 	if (__atomic_sub_fetch(&S.capture_depth, 1, __ATOMIC_ACQ_REL) == 0) {

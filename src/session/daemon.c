@@ -253,6 +253,10 @@ static int fill_env(struct ht_ctl_page *pg, const struct ht_session_opts *o, con
 		r |= env_put(env, &len, "HETRACE_CALLSTACKS", o->callstacks);
 	if (!o->os)
 		r |= env_put(env, &len, "HETRACE_OS", "0");
+	if (o->capture)
+		r |= env_put(env, &len, "HETRACE_CAPTURE", o->capture);
+	if (o->capture_end)
+		r |= env_put(env, &len, "HETRACE_CAPTURE_END", o->capture_end);
 	memcpy(pg->env, env, sizeof env);
 	return r;
 }
@@ -353,7 +357,9 @@ int ht_session_start(const struct ht_session_opts *o)
 		pg->magic = HT_CTL_MAGIC;
 		__atomic_store_n(&pg->state, HT_CTL_RUNNING, __ATOMIC_RELEASE);
 		__atomic_add_fetch(&pg->gen, 1, __ATOMIC_RELEASE);
-		if (o->delay_s <= 0)
+		if (o->capture) /* each program records inside its own ranges */
+			__atomic_store_n(&pg->watch, 1, __ATOMIC_RELEASE);
+		else if (o->delay_s <= 0)
 			__atomic_store_n(&pg->active, 1, __ATOMIC_RELEASE);
 		if (!o->quiet)
 			fprintf(stderr,
@@ -385,6 +391,7 @@ int ht_session_start(const struct ht_session_opts *o)
 	d.pg = pg;
 	now = mono_ns();
 	d.on = o->delay_s <= 0;
+	d.over = o->capture != NULL; /* no time window: the page stays as it is */
 	d.on_ns = now + (uint64_t)(o->delay_s * 1e9);
 	d.off_ns = o->duration_s > 0 ? d.on_ns + (uint64_t)(o->duration_s * 1e9) : 0;
 	ht_consumer_run(c, daemon_tick, &d);

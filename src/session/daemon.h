@@ -17,9 +17,11 @@ struct ht_session_opts {
 	const char *buffer; /* HETRACE_BUFFER or NULL */
 	const char *clock;  /* tsc | monotonic | NULL (tsc where invariant) */
 	const char *callstacks;
-	int os;		   /* 1: each thread records its OS scheduling; 0: none */
-	double delay_s;	   /* --delay: recording starts this long after start */
-	double duration_s; /* --duration: and lasts this long (0: until stop) */
+	int os;			 /* 1: each thread records its OS scheduling; 0: none */
+	double delay_s;		 /* --delay: recording starts this long after start */
+	double duration_s;	 /* --duration: and lasts this long (0: until stop) */
+	const char *capture;	 /* region:NAME or nvtx:NAME (as region:NAME), or NULL */
+	const char *capture_end; /* stop | repeat | NULL */
 };
 
 /* A session's files: the control page, the daemon's lock and its log. */

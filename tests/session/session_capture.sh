@@ -71,10 +71,43 @@ for bad in "--capture-range=cudaProfilerApi" "--capture-range=nvtx:" "--capture-
 	[ ! -e bad ] || fail "record $bad left a trace directory"
 done
 
-"$HT" session start -o bad --capture-range=region:x 2>bad.err
-assert_eq "$?" 2 "exit status of session start --capture-range"
-head -1 bad.err | grep -q "time ranges only" || fail "session start --capture-range: $(head -1 bad.err)"
+"$HT" session start -o bad --capture-range=api 2>bad.err
+assert_eq "$?" 2 "exit status of session start --capture-range=api"
+head -1 bad.err | grep -q "is for record" || fail "session start --capture-range=api: $(head -1 bad.err)"
 [ ! -e bad ] || fail "the refused session start left a trace directory"
+
+# a session's region ranges, in a program running already: each program
+# switches for itself (rounds of 10 ticks in "warmup", 10 in "step")
+with_env "$SPROG" regions-run "$WORK/stopR" >r.out 2>r.err &
+R=$!
+background $R
+for _ in $(seq 100); do grep -q ready r.out && break; sleep 0.05; done
+with_env "$SPROG" regions-run "$WORK/stopR" >r2.out 2>r2.err &
+R2=$!
+background $R2
+"$HT" session start -q -o "$WORK/sr" --capture-range=region:step || fail "session start (region) failed"
+sleep 0.5
+"$HT" session stop -q || fail "session stop (region) failed"
+"$HT" session start -q -o "$WORK/srr" --capture-range=nvtx:step --capture-range-end=repeat ||
+	fail "session start (region, repeat) failed"
+sleep 0.5
+"$HT" session stop -q || fail "session stop (region, repeat) failed"
+touch "$WORK/stopR"
+wait $R $R2
+dump sr dsr.txt
+for p in $R $R2; do
+	ticks dsr.txt $p >tr.$p
+	f=$(head -1 tr.$p)
+	[ -n "$f" ] || fail "session region range: program $p recorded nothing"
+	assert_eq "$(($f % 20)),$(wc -l <tr.$p),$(tail -1 tr.$p)" "10,10,$((f + 9))" \
+		"session region range of program $p: first % 20, ticks, last"
+	assert_eq "$(grep "^$p-" dsr.txt | grep -c 'region_begin name=step'),$(grep "^$p-" dsr.txt | grep -c 'name=warmup')" \
+		"1,0" "regions of program $p in the session range"
+done
+dump srr dsrr.txt
+ticks dsrr.txt $R >trr
+[ "$(wc -l <trr)" -ge 20 ] || fail "session repeat: $(wc -l <trr) ticks"
+awk '$1 % 20 < 10 { print "outside: " $1; bad = 1 } END { exit bad }' trr || fail "session repeat: ticks outside the step ranges"
 
 # time: the window is in the index; every event lies inside it
 within() { # DUMP INDEX: counter times within [capture_start_ns, capture_end_ns + 1 ms]

@@ -7,6 +7,8 @@
  *                            then the last tick on stdout
  *   session_prog regions N   N rounds of: region "warmup" with 10 ticks, region
  *                            "step" with 10 ticks; then 10 ticks outside
+ *   session_prog regions-run FILE  the same rounds, a tick every 200 us, until FILE
+ *                            exists (60 s at most); "ready" after the first round
  *   session_prog api N [R]   R times (default 1): 10 ticks, hetrace_start(), N ticks,
  *                            hetrace_stop(); then 10 ticks
  *   session_prog print       prints its arguments and environment size (for byte-
@@ -58,6 +60,25 @@ int main(int argc, char **argv)
 		}
 		for (int i = 0; i < 10; i++)
 			one();
+		return 0;
+	}
+	if (argc >= 3 && !strcmp(argv[1], "regions-run")) {
+		struct timespec nap = {0, 200000};
+
+		for (long r = 0; r < 15000 && access(argv[2], F_OK); r++) {
+			HT_REGION_BEGIN("warmup");
+			for (int i = 0; i < 10; i++, nanosleep(&nap, NULL))
+				one();
+			HT_REGION_END("warmup");
+			HT_REGION_BEGIN("step");
+			for (int i = 0; i < 10; i++, nanosleep(&nap, NULL))
+				one();
+			HT_REGION_END("step");
+			if (r == 0) {
+				puts("ready");
+				fflush(stdout);
+			}
+		}
 		return 0;
 	}
 	if (argc >= 3 && !strcmp(argv[1], "api")) {

@@ -42,7 +42,7 @@ D=$(daemon_pid)
 [ -n "$D" ] || fail "no daemon after the new start"
 sleep 0.2
 "$HT" session stop -q || fail "stop failed"
-alive "$D" && fail "the daemon outlived stop"
+gone "$D" || fail "the daemon outlived stop"
 ticks <(dump tr3 /dev/stdout) $A | head -1 | grep -q . || fail "the running program did not join the new session"
 touch "$WORK/stopA"
 wait $A
