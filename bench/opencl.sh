@@ -17,7 +17,11 @@
 # callstack_kernel_ns is what --callstacks=launch (the default) adds per
 # launch and its wait. The trace configurations run with --callstacks=none
 # --no-sample, so their figures compare with those of before call stacks
-# and CPU sampling. Not pass/fail.
+# and CPU sampling. An eighth, session, is the Preload case of a
+# `hetrace session` (seed 000's system-wide deployment): the variables that
+# `hetrace session env` prints and no session running, so the wrappers
+# test the flag the control page would switch; session_idle_ns is its cost
+# over base per synchronous call, beside preload_ns. Not pass/fail.
 #
 # The memtrace line: memory-access tracing of a memory-bound kernel (mt_bench:
 # saxpy, two loads and a store per work-item, MT_N floats), untraced and under
@@ -113,6 +117,8 @@ run() { # run CONFIG DEVICE REP
 	prof) POCL_DEVICES=$2 "$bench" "$scale" profiled >"$out" ;;
 	preload) POCL_DEVICES=$2 LD_PRELOAD="$lib/libhetrace.so.0:$lib/libhetrace-opencl.so" \
 		"$bench" "$scale" >"$out" ;;
+	session) POCL_DEVICES=$2 LD_PRELOAD="$lib/libhetrace.so.0:$lib/libhetrace-opencl.so" \
+		HETRACE_SESSION=bench HETRACE_SESSION_DIR="$work/ctl" "$bench" "$scale" >"$out" ;;
 	trace) POCL_DEVICES=$2 "$build/bin/hetrace" record -q $plain -o "$work/tdir.$2.$3" -- \
 		"$bench" "$scale" >"$out"
 		rm -rf "$work/tdir.$2.$3" ;;
@@ -125,7 +131,7 @@ run() { # run CONFIG DEVICE REP
 for dev in basic pthread; do
 	POCL_DEVICES=$dev "$bench" 0.05 >/dev/null # warm PoCL's kernel cache
 	for r in $(seq 1 "$reps"); do
-		for c in base preload trace trace-cb prof; do
+		for c in base preload session trace trace-cb prof; do
 			run $c $dev "$r"
 		done
 	done
@@ -152,7 +158,7 @@ for dev in ("basic", "pthread"):
         "trace-prof"))
     for t in tests:
         row = {}
-        for c in ("base", "preload", "trace", "trace-cb", "prof"):
+        for c in ("base", "preload", "session", "trace", "trace-cb", "prof"):
             vals = []
             for f in glob.glob(os.path.join(work, "%s.%s.*" % (c, dev))):
                 for line in open(f):
@@ -172,6 +178,8 @@ for dev in ("basic", "pthread"):
 d = lambda t, c, dev="basic": med[(dev, t, c)] - med[(dev, t, "base")]
 sync_pre = statistics.mean([d(t, "preload", dev) for dev in ("basic", "pthread")
                             for t in ("clGetPlatformIDs", "clGetDeviceInfo")])
+sync_idle = statistics.mean([d(t, "session", dev) for dev in ("basic", "pthread")
+                             for t in ("clGetPlatformIDs", "clGetDeviceInfo")])
 sync_tr = statistics.mean([d(t, "trace", dev) for dev in ("basic", "pthread")
                            for t in ("clGetPlatformIDs", "clGetDeviceInfo")])
 print("\ncollection (ns over base): deferred vs completion callbacks")
@@ -209,9 +217,13 @@ for f in glob.glob(os.path.join(work, "stacks.basic.*")):
 print("opencl-bench-stacks: --callstacks=launch per kernel + clFinish 10 frames below main "
       "(median of %d runs of the median over block pairs) %.1f [%.1f-%.1f] ns (basic device)" % (
           len(stk), statistics.median(stk), min(stk), max(stk)))
-print("\nopencl-bench: preload_ns=%.1f trace_sync_ns=%.1f trace_read4k_ns=%.1f "
-      "trace_kernel_ns=%.1f callstack_kernel_ns=%.1f" % (
-          sync_pre, sync_tr, d("read_4KiB", "trace"), d("kernel_finish", "trace"),
+print("opencl-bench-session: preloaded with the session variables, no session running "
+      "(ns over base per synchronous call): " + " ".join(
+          "%s/%s=%.1f" % (dev, t, d(t, "session", dev)) for dev in ("basic", "pthread")
+          for t in ("clGetPlatformIDs", "clGetDeviceInfo")))
+print("\nopencl-bench: preload_ns=%.1f session_idle_ns=%.1f trace_sync_ns=%.1f "
+      "trace_read4k_ns=%.1f trace_kernel_ns=%.1f callstack_kernel_ns=%.1f" % (
+          sync_pre, sync_idle, sync_tr, d("read_4KiB", "trace"), d("kernel_finish", "trace"),
           statistics.median(stk)))
 EOF
 memtrace

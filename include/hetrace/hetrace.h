@@ -11,6 +11,7 @@
  *   HT_INSTANT_ARGS("batch", ht_arg_int("n", 64), ht_arg_double("loss", 0.25));
  *   HT_COUNTER("queue_depth", 12);
  *   HT_THREAD_NAME("io-worker");
+ *   hetrace_stop(); ... hetrace_start();       // record only part of the run
  *
  * Names given to the macros must be string literals (or strings that never
  * change for that call site): each call site looks its name up once. Use the
@@ -77,10 +78,41 @@ static inline struct ht_arg ht_arg_string(const char *key, const char *v)
 
 #ifndef HETRACE_DISABLE
 
+/*
+ * Weak references: a position-independent executable then reads the flags
+ * through the GOT instead of keeping copies of its own (a copy relocation),
+ * so the word it tests is the one a session switches (`hetrace session`).
+ */
+#ifndef HT_LIBRARY_BUILD
+#define HT_FLAG_DECL_ __attribute__((weak))
+#else
+#define HT_FLAG_DECL_
+#endif
 /* Nonzero while this process is being recorded. Read it with HT_ENABLED(). */
-extern int ht_active;
+extern int ht_active HT_FLAG_DECL_;
+/*
+ * Nonzero while a capture range waits for a region (`--capture-range=
+ * region:NAME`): regions then reach the recorder even when ht_active is 0.
+ */
+extern int ht_watch HT_FLAG_DECL_;
 
 #define HT_ENABLED() __builtin_expect(__atomic_load_n(&ht_active, __ATOMIC_RELAXED), 0)
+#define HT_REGIONS_ON()                                                                    \
+	__builtin_expect(__atomic_load_n(&ht_active, __ATOMIC_RELAXED) |                   \
+			     __atomic_load_n(&ht_watch, __ATOMIC_RELAXED),                 \
+			 0)
+
+/*
+ * Switch recording of this process on and off (Nsight's cudaProfilerStart/
+ * Stop): under `hetrace record --capture-range=api` recording starts off and
+ * only what lies between hetrace_start() and the first hetrace_stop() is
+ * recorded (every such range with --capture-range-end=repeat); under a
+ * plain `record` hetrace_stop() pauses it and hetrace_start() resumes. No effect when the
+ * process is not recorded, in a `hetrace session` (the session decides) or
+ * under a region capture range. Thread-safe, async-signal-safe.
+ */
+void hetrace_start(void);
+void hetrace_stop(void);
 
 /* Return: the id of `s` in this process's string table, 0 when not recording. */
 uint32_t ht_string_id(const char *s);
@@ -113,13 +145,13 @@ void ht_thread_name(const char *name);
 
 #define HT_REGION_BEGIN(name)                                                              \
 	do {                                                                               \
-		if (HT_ENABLED())                                                          \
+		if (HT_REGIONS_ON())                                                       \
 			ht_region_begin_id(HT_ID_(name));                                  \
 	} while (0)
 
 #define HT_REGION_END(name)                                                                \
 	do {                                                                               \
-		if (HT_ENABLED())                                                          \
+		if (HT_REGIONS_ON())                                                       \
 			ht_region_end_id(HT_ID_(name));                                    \
 	} while (0)
 
@@ -174,11 +206,14 @@ static inline uint32_t ht_scope_begin_(uint32_t name)
 /* A region from here to the end of the enclosing block. */
 #define HT_SCOPED_REGION(name)                                                             \
 	uint32_t HT_CAT_(ht_scope_, __LINE__) __attribute__((cleanup(ht_scope_end_))) =     \
-		HT_ENABLED() ? ht_scope_begin_(HT_ID_(name)) : 0
+		HT_REGIONS_ON() ? ht_scope_begin_(HT_ID_(name)) : 0
 
 #else /* HETRACE_DISABLE */
 
 #define HT_ENABLED() 0
+#define HT_REGIONS_ON() 0
+#define hetrace_start() ((void)0)
+#define hetrace_stop() ((void)0)
 #define HT_REGION_BEGIN(name) ((void)0)
 #define HT_REGION_END(name) ((void)0)
 #define HT_INSTANT(name) ((void)0)

@@ -18,6 +18,7 @@ int ht_cmd_check(int argc, char **argv);
 int ht_cmd_report(int argc, char **argv);
 int ht_cmd_export(int argc, char **argv);
 int ht_cmd_view(int argc, char **argv);
+int ht_cmd_session(int argc, char **argv);
 
 /* The report's output formats (--format). */
 enum ht_format { HT_FORMAT_TEXT, HT_FORMAT_CSV, HT_FORMAT_JSON };

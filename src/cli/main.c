@@ -18,6 +18,8 @@ static const char usage[] =
 	"  report --diff BASE NEW [--threshold PCT]         what changed between two runs (CI)\n"
 	"  export DIR --format perfetto|chrome|otf2|ctf|sqlite -o OUT   Perfetto, Vampir, SQL, ...\n"
 	"  view DIR -o timeline.html                        a self-contained interactive timeline\n"
+	"  session start|stop|status|env                    trace programs already running, or\n"
+	"                                                   started anywhere, for a window\n"
 	"\n"
 	"Run 'hetrace <command> --help' for a command's options.\n";
 
@@ -77,6 +79,7 @@ int main(int argc, char **argv)
 		{"report", ht_cmd_report},
 		{"export", ht_cmd_export},
 		{"view", ht_cmd_view},
+		{"session", ht_cmd_session},
 	};
 
 	if (argc < 2) {

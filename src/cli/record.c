@@ -22,9 +22,11 @@
 #include <unistd.h>
 
 #include "analysis/finalize.h"
+#include "cli/capture.h"
 #include "cli/cli.h"
 #include "cli/record_dir.h"
 #include "cli/record_mpi.h"
+#include "cli/record_share.h"
 #include "ring/consumer.h"
 #include "core/clock.h"
 #include "core/config.h"
@@ -63,6 +65,15 @@ static const char usage[] =
 	"      --no-sample       no CPU sampling\n"
 	"      --counters LIST   perf counters (task-clock, page-faults, cycles, ... or PAPI\n"
 	"                        presets) read per CPU sample and at API calls and regions\n"
+	"      --delay SECONDS   start recording this long after the command starts\n"
+	"      --duration SECONDS\n"
+	"                        record this long (then the command runs on unrecorded)\n"
+	"      --capture-range=region:NAME|nvtx:NAME|api\n"
+	"                        record only inside regions NAME (hetrace.h), NVTX\n"
+	"                        push/pop ranges NAME, or between hetrace_start() and\n"
+	"                        hetrace_stop()\n"
+	"      --capture-range-end=stop|repeat\n"
+	"                        after the first such range (default) or every one\n"
 	"  -q, --quiet           no summary line\n";
 
 static volatile sig_atomic_t child_pid;
@@ -95,8 +106,7 @@ static int valid_api_list(const char *list, char *bad, size_t cap)
 	return 1;
 }
 
-/* The directory holding libhetrace.so.0: <dir of hetrace>/../lib. */
-static int find_libdir(char *out, size_t cap)
+int ht_record_find_libdir(char *out, size_t cap)
 {
 	char exe[PATH_MAX], path[PATH_MAX + 64];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -125,7 +135,7 @@ static void put_value(FILE *f, const char *key, const char *v)
 	fputc('\n', f);
 }
 
-static int write_index(int dfd, int argc, char **argv, const char *clock, double hz)
+int ht_record_index_write(int dfd, int argc, char **argv, const char *clock, double hz)
 {
 	int fd = openat(dfd, "hetrace.index", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			0600);
@@ -160,7 +170,7 @@ static int write_index(int dfd, int argc, char **argv, const char *clock, double
 	return 0;
 }
 
-static void append_index(int dfd, int status_code, const char *status_text)
+void ht_record_index_end(int dfd, int status_code, const char *status_text)
 {
 	int fd = openat(dfd, "hetrace.index", O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
 	struct timespec mt;
@@ -221,13 +231,7 @@ static int api_enabled(const char *api, const char *name)
 	return 0;
 }
 
-/*
- * LD_PRELOAD: the recorder, then each source interposer that is built and
- * enabled (libhetrace-preload.so always: exec interposer, OS source; the
- * MPI interposer where the command may run MPI: record_mpi.c), then
- * whatever the user preloaded already.
- */
-static int set_preload(const char *libdir, const char *api, const char *cmd)
+int ht_record_set_preload(const char *libdir, const char *api, const char *cmd)
 {
 	static const struct {
 		const char *api, *lib;
@@ -297,7 +301,7 @@ static void set_cuda(const char *libdir, const char *api)
 		setenv("NVTX_INJECTION64_PATH", lib, 0);
 }
 
-static int finalize(const char *dir, double hz, int quiet, unsigned int salvaged)
+int ht_record_finalize(const char *dir, double hz, int quiet, unsigned int salvaged)
 {
 	struct ht_trace *t;
 	struct ht_read_error err = {0};
@@ -374,6 +378,10 @@ int ht_cmd_record(int argc, char **argv)
 		{"sample-rate", required_argument, 0, 'R'},
 		{"no-sample", no_argument, 0, 'X'},
 		{"counters", required_argument, 0, 'C'},
+		{"delay", required_argument, 0, 'y'},
+		{"duration", required_argument, 0, 'Y'},
+		{"capture-range", required_argument, 0, 'r'},
+		{"capture-range-end", required_argument, 0, 'e'},
 		{0, 0, 0, 0},
 	};
 	const char *out = NULL, *api = NULL, *mode = NULL, *buffer = NULL, *clock = NULL;
@@ -396,6 +404,7 @@ int ht_cmd_record(int argc, char **argv)
 	struct ht_record_part part;
 	ssize_t n;
 	int child_errno = 0;
+	struct ht_capture cap = {0};
 
 	optind = 1;
 	opterr = 0;
@@ -449,13 +458,25 @@ int ht_cmd_record(int argc, char **argv)
 		case 'C':
 			counters = optarg;
 			break;
+		case 'y':
+			cap.delay = optarg;
+			break;
+		case 'Y':
+			cap.duration = optarg;
+			break;
+		case 'r':
+			cap.range = optarg;
+			break;
+		case 'e':
+			cap.end = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
 		default:
 			if (optopt)
 				return ht_usage_error("record", "option '-%c' %s", optopt,
-						      strchr("oambcMSBKRC", optopt) ? "needs a value"
+						      strchr("oambcMSBKRCyYre", optopt) ? "needs a value"
 										 : "is unknown");
 			return ht_usage_error("record", "unknown or incomplete option '%s'",
 					      argv[optind - 1]);
@@ -463,6 +484,8 @@ int ht_cmd_record(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return ht_usage_error("record", "no command given");
+	if (ht_capture_check(&cap, "record"))
+		return 2;
 	if (mode && strcmp(mode, "discard") && strcmp(mode, "block"))
 		return ht_usage_error("record", "--mode must be discard or block, not '%s'", mode);
 	if (buffer) {
@@ -513,7 +536,7 @@ int ht_cmd_record(int argc, char **argv)
 		return ht_usage_error("record", "--api: unknown source '%s' (known: opencl, cuda, "
 						"nvtx, xpti, mpi)",
 				      bad);
-	if (find_libdir(libdir, sizeof libdir))
+	if (ht_record_find_libdir(libdir, sizeof libdir))
 		return ht_error("cannot find libhetrace.so.0 next to the hetrace command "
 				"(expected in <bindir>/../lib); reinstall or rebuild hetrace");
 	if (ht_record_part_setup(out, force, &part))
@@ -549,7 +572,7 @@ int ht_cmd_record(int argc, char **argv)
 		close(dfd);
 		return ht_error("cannot resolve '%s': %s", out, strerror(errno));
 	}
-	code = write_index(dfd, argc - optind, argv + optind, clock, hz);
+	code = ht_record_index_write(dfd, argc - optind, argv + optind, clock, hz);
 	if (!code)
 		ht_record_part_note(dfd, &part);
 	if (code) {
@@ -557,7 +580,7 @@ int ht_cmd_record(int argc, char **argv)
 		return ht_error("cannot write to trace directory '%s': %s", out, strerror(-code));
 	}
 
-	if (set_preload(libdir, api, argv[optind])) {
+	if (ht_record_set_preload(libdir, api, argv[optind])) {
 		close(dfd);
 		return ht_error("LD_PRELOAD is too long to add the recorder to it");
 	}
@@ -628,6 +651,13 @@ int ht_cmd_record(int argc, char **argv)
 	 * them; its doorbell in the trace directory is what turns rings on.
 	 */
 	consumer = ht_consumer_create(dfd, absdir);
+	if (ht_capture_setup(&cap, dfd, absdir)) {
+		ht_consumer_finish(consumer);
+		close(dfd);
+		return 1;
+	}
+	if (consumer && cap.pg)
+		ht_consumer_set_tick(consumer, ht_capture_tick, &cap);
 	notices = ht_notice_listen(absdir);
 	set_xpti(libdir, api);
 	set_cuda(libdir, api);
@@ -709,20 +739,21 @@ int ht_cmd_record(int argc, char **argv)
 
 		snprintf(what, sizeof what, "killed by signal %d (%s)", WTERMSIG(status),
 			 strsignal(WTERMSIG(status)));
-		append_index(dfd, code, what);
+		ht_record_index_end(dfd, code, what);
 		if (!quiet)
 			ht_error("'%s' was %s", argv[optind], what);
 	} else {
 		code = WEXITSTATUS(status);
-		append_index(dfd, code, "exited");
+		ht_record_index_end(dfd, code, "exited");
 	}
+	ht_capture_finish(&cap, dfd);
 	close(dfd);
 	if (untraced && !quiet)
 		ht_error(
 		    "%u process(es) could not write into the trace and ran untraced (listed in "
 		    "'%s/hetrace.index')",
 		    untraced, out);
-	if (finalize(out, hz, quiet, salvaged) && code == 0)
+	if (ht_record_finalize(out, hz, quiet, salvaged) && code == 0)
 		code = 1;
 	finish_samples(sampler, out, quiet);
 	return code;

@@ -75,7 +75,29 @@ static void warn_value(const char *var, const char *val, const char *expect, con
 		dflt);
 }
 
+/*
+ * A setting: from the environment, or (session mode) from the settings
+ * block of the session's control page, "NAME=value" strings one after the
+ * other, an empty one last.
+ */
+static const char *get(const char *block, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!block)
+		return getenv(name);
+	for (const char *p = block; *p; p += strlen(p) + 1)
+		if (!strncmp(p, name, n) && p[n] == '=')
+			return p + n + 1;
+	return NULL;
+}
+
 void ht_config_load(struct ht_config *c)
+{
+	ht_config_load_block(c, NULL);
+}
+
+void ht_config_load_block(struct ht_config *c, const char *block)
 {
 	const char *v;
 
@@ -86,10 +108,10 @@ void ht_config_load(struct ht_config *c)
 	c->ring_slots = HT_RING_SLOTS_DEFAULT; /* used where `record`'s doorbell is found */
 	c->callstacks = HT_STACKS_LAUNCH;
 
-	v = getenv("HETRACE_DIR");
+	v = get(block, "HETRACE_DIR");
 	c->dir = (v && *v) ? v : NULL;
 
-	v = getenv("HETRACE_MODE");
+	v = get(block, "HETRACE_MODE");
 	if (v && *v) {
 		if (!strcmp(v, "block"))
 			c->block = 1;
@@ -97,7 +119,7 @@ void ht_config_load(struct ht_config *c)
 			warn_value("HETRACE_MODE", v, "discard or block", "discard");
 	}
 
-	v = getenv("HETRACE_BUFFER");
+	v = get(block, "HETRACE_BUFFER");
 	if (v && *v) {
 		size_t sz;
 
@@ -109,7 +131,7 @@ void ht_config_load(struct ht_config *c)
 	}
 
 	/* `record` passes the rate it measured with the clock: tsc:HZ (one variable less). */
-	v = getenv("HETRACE_CLOCK");
+	v = get(block, "HETRACE_CLOCK");
 	if (v && *v) {
 		char *end;
 		double hz;
@@ -125,7 +147,7 @@ void ht_config_load(struct ht_config *c)
 		}
 	}
 
-	v = getenv("HETRACE_OS");
+	v = get(block, "HETRACE_OS");
 	if (v && *v) {
 		if (!strcmp(v, "0"))
 			c->os = HT_CONFIG_OS_OFF;
@@ -135,7 +157,7 @@ void ht_config_load(struct ht_config *c)
 			warn_value("HETRACE_OS", v, "0, 1 or cpu", "1");
 	}
 
-	v = getenv("HETRACE_RING");
+	v = get(block, "HETRACE_RING");
 	if (v && *v) {
 		char *end;
 		unsigned long long n;
@@ -146,7 +168,7 @@ void ht_config_load(struct ht_config *c)
 			c->ring_slots = (unsigned int)n;
 	}
 
-	v = getenv("HETRACE_CALLSTACKS");
+	v = get(block, "HETRACE_CALLSTACKS");
 	if (v && *v) {
 		if (!strcmp(v, "none"))
 			c->callstacks = HT_STACKS_NONE;
@@ -156,14 +178,32 @@ void ht_config_load(struct ht_config *c)
 			warn_value("HETRACE_CALLSTACKS", v, "none, launch or all", "launch");
 	}
 
-	v = getenv("HETRACE_SAMPLE");
+	v = get(block, "HETRACE_SAMPLE");
 	c->sampled = v && !strcmp(v, "1");
 
-	v = getenv("HETRACE_COUNTERS");
+	v = get(block, "HETRACE_COUNTERS");
 	c->counters = (v && *v) ? v : NULL;
 
+	/* Capture ranges (--capture-range): region:NAME or api, ending stop or repeat. */
+	v = get(block, "HETRACE_CAPTURE");
+	if (v && *v) {
+		if (!strncmp(v, "region:", 7) && v[7])
+			c->capture_region = v + 7;
+		else if (!strcmp(v, "api"))
+			c->capture_api = 1;
+		else
+			warn_value("HETRACE_CAPTURE", v, "region:NAME or api", "no capture range");
+	}
+	v = get(block, "HETRACE_CAPTURE_END");
+	if (v && *v) {
+		if (!strcmp(v, "repeat"))
+			c->capture_repeat = 1;
+		else if (strcmp(v, "stop"))
+			warn_value("HETRACE_CAPTURE_END", v, "stop or repeat", "stop");
+	}
+
 	/* The sources read HETRACE_API themselves; names none of them knows are typos. */
-	v = getenv("HETRACE_API");
+	v = get(block, "HETRACE_API");
 	for (const char *p = v; p && *p;) {
 		size_t len = strcspn(p, ",");
 
@@ -175,7 +215,7 @@ void ht_config_load(struct ht_config *c)
 		p += len + (p[len] == ',');
 	}
 
-	v = getenv("HETRACE_TSC_HZ");
+	v = get(block, "HETRACE_TSC_HZ");
 	if (v && *v) {
 		char *end;
 		double hz = strtod(v, &end);

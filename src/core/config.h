@@ -22,6 +22,12 @@ struct ht_config {
 				  * time, so its modules are recorded for the samples */
 	const char *counters;	 /* HETRACE_COUNTERS: counters read at API calls and
 				  * regions (sampling/counters.c), NULL = none */
+	const char *capture_region; /* HETRACE_CAPTURE=region:NAME: record only inside
+				     * regions NAME (NULL: from the start) */
+	int capture_api;	    /* HETRACE_CAPTURE=api: only between hetrace_start()
+				     * and hetrace_stop() */
+	int capture_repeat;	    /* HETRACE_CAPTURE_END=repeat: every such range, not
+				     * only the first */
 };
 
 /* HETRACE_OS: who records OS scheduling. */
@@ -40,6 +46,12 @@ int ht_config_api_known(const char *name, size_t len);
 
 /* Fills c from the environment; warnings go to stderr prefixed "hetrace: ". */
 void ht_config_load(struct ht_config *c);
+/*
+ * The same from a session's settings block ("NAME=value" strings, each
+ * NUL-terminated, an empty one last; session/ctl.h) instead of the
+ * environment; c's strings point into `block`. NULL: the environment.
+ */
+void ht_config_load_block(struct ht_config *c, const char *block);
 
 /*
  * Parses a size: decimal digits, then optionally K, M or G (powers of 1024;

@@ -82,7 +82,7 @@ static __attribute__((noinline)) void slow_u32(uint32_t id, uint32_t v)
 
 static inline void emit_u32(uint32_t id, uint32_t v)
 {
-	struct ht_stream *s = ht_tls_stream;
+	struct ht_stream *s = ht_session_tls_stream();
 
 	if (fast(s, HT_EV_REGION_BEGIN_SIZE))
 		write_u32(s, id, v, fast_clock());
@@ -109,7 +109,7 @@ static __attribute__((noinline)) void slow_u32_u64(uint32_t id, uint32_t a, uint
 
 static inline void emit_u32_u64(uint32_t id, uint32_t a, uint64_t b)
 {
-	struct ht_stream *s = ht_tls_stream;
+	struct ht_stream *s = ht_session_tls_stream();
 
 	if (fast(s, HT_EV_COUNTER_SIZE))
 		write_u32_u64(s, id, a, b, fast_clock());
@@ -123,16 +123,28 @@ _Static_assert(HT_EV_COUNTER_SIZE == HT_EV_COUNTER_DOUBLE_SIZE &&
 		   HT_OFF_COUNTER_VALUE == HT_OFF_COUNTER_DOUBLE_VALUE,
 	       "counter layouts differ");
 
+/*
+ * Regions also reach here while the process only watches for a capture
+ * range (ht_watch: ht_active is 0); the range's region opens and closes
+ * it. Everything else costs the two tests.
+ */
 HT_EXPORT void ht_region_begin_id(uint32_t name)
 {
+	if (__builtin_expect(!__atomic_load_n(&ht_active, __ATOMIC_RELAXED), 0) &&
+	    !ht_capture_region_begin(name))
+		return;
 	emit_u32(HT_EV_REGION_BEGIN, name);
 	boundary(0);
 }
 
 HT_EXPORT void ht_region_end_id(uint32_t name)
 {
+	if (__builtin_expect(!__atomic_load_n(&ht_active, __ATOMIC_RELAXED), 0))
+		return;
 	boundary(1);
 	emit_u32(HT_EV_REGION_END, name);
+	if (__builtin_expect(name == ht_capture_id, 0))
+		ht_capture_region_end();
 }
 
 HT_EXPORT void ht_counter_id(uint32_t name, int64_t value)
@@ -180,13 +192,13 @@ HT_EXPORT uint32_t ht_string_id(const char *str)
 
 HT_EXPORT void ht_region_begin_dyn(const char *name)
 {
-	if (HT_ENABLED())
+	if (HT_REGIONS_ON())
 		ht_region_begin_id(ht_session_intern(name));
 }
 
 HT_EXPORT void ht_region_end_dyn(const char *name)
 {
-	if (HT_ENABLED())
+	if (HT_REGIONS_ON())
 		ht_region_end_id(ht_session_intern(name));
 }
 
@@ -259,7 +271,7 @@ HT_EXPORT uint64_t ht_emit_api_begin(uint16_t fn)
 	uint64_t t;
 
 	api_stack(fn);
-	s = ht_tls_stream;
+	s = ht_session_tls_stream();
 	if (!fast(s, HT_EV_API_BEGIN_SIZE)) {
 		t = slow_api_begin(fn);
 	} else {
@@ -308,7 +320,7 @@ HT_EXPORT void ht_emit_api_end(uint16_t fn, int32_t ret, const uint64_t *args, u
 	struct ht_stream *s;
 
 	boundary(1);
-	s = ht_tls_stream;
+	s = ht_session_tls_stream();
 	if (nargs > HT_FNARGS_MAX)
 		nargs = HT_FNARGS_MAX;
 	if (fast(s, api_end_size(nargs)))
@@ -320,7 +332,7 @@ HT_EXPORT void ht_emit_api_end(uint16_t fn, int32_t ret, const uint64_t *args, u
 HT_EXPORT void ht_emit_api_end_at(uint16_t fn, int32_t ret, const uint64_t *args,
 				  unsigned int nargs, uint64_t t_raw)
 {
-	struct ht_stream *s = ht_tls_stream;
+	struct ht_stream *s = ht_session_tls_stream();
 
 	if (nargs > HT_FNARGS_MAX)
 		nargs = HT_FNARGS_MAX;
@@ -350,7 +362,7 @@ HT_EXPORT void ht_emit_discarded(uint64_t count)
 
 HT_EXPORT struct ht_stream *ht_emit_thread_stream(size_t payload)
 {
-	struct ht_stream *s = ht_tls_stream;
+	struct ht_stream *s = ht_session_tls_stream();
 
 	if (__builtin_expect((uintptr_t)s > (uintptr_t)HT_TLS_DEAD &&
 				 ht_stream_has_room(s, HT_EH_MAX_SIZE + payload),
@@ -419,7 +431,7 @@ HT_EXPORT struct ht_stream *ht_device_stream_create(uint32_t device, uint64_t qu
  */
 HT_EXPORT void ht_emit_device_command(struct ht_stream *s, const struct ht_device_command *c)
 {
-	if (!s)
+	if (!s || !(s = ht_session_stream_current(s)))
 		return;
 	ht_lock_take(&s->lock);
 	HT_WRITE_AT(s, device_command, &c->ev, c->seen_raw ? c->seen_raw : ht_clock_raw());
@@ -432,7 +444,7 @@ HT_EXPORT void ht_emit_clock_pair(struct ht_stream *s, uint32_t device, uint64_t
 	const struct ht_ev_clock_pair e = {
 	    .device = device, .kind = HT_PAIR_EXACT, .device_ts = device_ts, .host_ns = host_ns};
 
-	if (!s)
+	if (!s || !(s = ht_session_stream_current(s)))
 		return;
 	ht_lock_take(&s->lock);
 	HT_WRITE(s, clock_pair, &e);

@@ -16,6 +16,17 @@
  *   of its own. A failed exec starts over the same way.
  * - Sources that registered hooks (core/source.h) are called when a thread's
  *   stream opens and closes, at its packet switches, at fork, exec and exit.
+ * - Sessions (session/ctl.h): with HETRACE_SESSION and no HETRACE_DIR the
+ *   process is a candidate. The session's control page is mapped over the
+ *   page that holds ht_active, so the daemon switches recording on and off
+ *   here. Settings and the trace directory are read from the page when an
+ *   event first finds a session running (its generation, `gen`, newer than
+ *   the one this process recorded into): the process then starts over in a
+ *   directory of its own in that trace, as after exec. Streams of an older
+ *   generation belong to a finished trace; the daemon took their packets,
+ *   so they are let go without a write (each thread lets go of its own).
+ * - Capture ranges by region or by hetrace_start/hetrace_stop switch the
+ *   flag of this process alone; time ranges are the control page's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,10 +49,23 @@
 #include "core/source.h"
 #include "ring/ring.h"
 #include "format/tsdl.h"
+#include "hetrace/hetrace.h"
+#include "session/ctl.h"
 
-HT_EXPORT int ht_active;
+/*
+ * The page of ht_active and ht_watch (its first two words, by the aliases
+ * below): private memory, or the control page mapped over it. It holds
+ * nothing else, so the mapping covers no other variable.
+ */
+__attribute__((aligned(HT_CTL_SIZE))) union ht_ctl_area ht_ctl_area;
+__asm__(".globl ht_active\n.type ht_active, @object\n.size ht_active, 4\n"
+	".set ht_active, ht_ctl_area\n"
+	".globl ht_watch\n.type ht_watch, @object\n.size ht_watch, 4\n"
+	".set ht_watch, ht_ctl_area + 4\n");
 
 __thread struct ht_stream *ht_tls_stream __attribute__((tls_model("initial-exec")));
+__thread uint32_t ht_tls_gen __attribute__((tls_model("initial-exec")));
+uint32_t ht_capture_id;
 
 #define MAX_TABLES 16
 
@@ -67,11 +91,24 @@ static struct {
 	pthread_key_t key;
 	uint64_t lost_no_stream;
 	int warned_io;
+	int enabled;		    /* set up for recording: record's settings or a session */
+	int session;		    /* a candidate of a session: settings come from its page */
+	int mapped;		    /* ht_ctl_area is a control page */
+	int clock_set;		    /* ht_clock_setup ran (a process keeps its first clock) */
+	uint32_t gen;		    /* the generation this process records into */
+	int capture_depth;	    /* region capture: capture regions open (all threads) */
+	int capture_done;	    /* api capture, ending `stop`: the range was closed */
+	struct ht_ctl_page *shared; /* session mode: a second view of the page, read while
+				     * ht_ctl_area is this process's copy (in a capture range) */
+	int private_;		    /* ht_ctl_area is that copy */
+	char env[HT_CTL_ENV_MAX], dir[HT_CTL_DIR_MAX]; /* session: the page's settings */
 } S = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .dirfd = -1,
     .procfd = -1,
 };
+
+static void private_check(void);
 
 static void warn_once(const char *what, int err)
 {
@@ -367,12 +404,21 @@ static int init_process(void)
 		proc_fn_defs(S.tables[i]);
 	for (uint32_t id = 1; id <= S.strings.count; id++)
 		proc_string_def(id, ht_strtab_get(&S.strings, id));
+	if (S.cfg.capture_region) {
+		int is_new;
+		uint32_t id = ht_strtab_intern(&S.strings, S.cfg.capture_region, &is_new);
+
+		if (id && is_new)
+			proc_string_def(id, ht_strtab_get(&S.strings, id));
+		__atomic_store_n(&ht_capture_id, id, __ATOMIC_RELAXED);
+	}
 	ht_source_run_process_open(S.proc);
 	__atomic_store_n(&S.ready, 1, __ATOMIC_RELEASE);
 	return 0;
 err:
 	S.failed = 1;
-	__atomic_store_n(&ht_active, 0, __ATOMIC_RELAXED);
+	if (!S.mapped)
+		__atomic_store_n(&ht_active, 0, __ATOMIC_RELAXED); /* the page is the daemon's */
 	{
 		char msg[400];
 
@@ -384,18 +430,108 @@ err:
 	return r;
 }
 
+/* The next event creates a new process directory (S.lock held). */
+static void forget_process_dir(void)
+{
+	if (S.procfd >= 0)
+		close(S.procfd);
+	S.procfd = -1;
+	S.procdir[0] = '\0';
+	S.ready = 0;
+	S.lost_no_stream = 0;
+}
+
+/* The generation of the page (0 for ever without a session). */
+static inline uint32_t ctl_gen(void)
+{
+	return __atomic_load_n(&ht_ctl_area.p.gen, __ATOMIC_ACQUIRE);
+}
+
+/* The slow path's test of the flags: recording, or watching for a capture range. */
+static int flags_on(void)
+{
+	return __atomic_load_n(&ht_active, __ATOMIC_RELAXED) ||
+	       __atomic_load_n(&ht_watch, __ATOMIC_RELAXED);
+}
+
+/*
+ * Session mode, S.lock held: when the page runs a generation this process
+ * has not recorded into, lets go of the last one's process state and takes
+ * the new settings (the next init_process opens the directory).
+ */
+static void session_join(void)
+{
+	uint32_t g = ctl_gen();
+
+	if (g == S.gen || __atomic_load_n(&ht_ctl_area.p.state, __ATOMIC_ACQUIRE) != HT_CTL_RUNNING)
+		return;
+	if (ht_ctl_read_env(&ht_ctl_area.p, g, S.env, S.dir))
+		return; /* being rewritten: the next event looks again */
+	if (S.proc)
+		ht_stream_abandon(S.proc); /* its packets are the daemon's now */
+	S.proc = NULL;
+	/*
+	 * The registry held the last trace's streams: their owners (threads,
+	 * sources) let go of them or move on to a successor; nothing at exit
+	 * may write into that finished trace again.
+	 */
+	for (struct ht_stream *o = S.streams, *next; o; o = next) {
+		next = o->next;
+		o->next = o->prev = NULL;
+	}
+	S.streams = NULL;
+	forget_process_dir();
+	if (S.dirfd >= 0)
+		close(S.dirfd);
+	S.dirfd = -1;
+	S.failed = 0;
+	S.closed = 0;
+	ht_config_load_block(&S.cfg, S.env);
+	S.cfg.dir = S.dir;
+	/* this session's capture ranges start afresh (init_process interns the region) */
+	__atomic_store_n(&ht_capture_id, 0, __ATOMIC_RELAXED);
+	S.capture_depth = 0;
+	S.capture_done = 0;
+	if (!S.clock_set) {
+		ht_clock_setup(S.cfg.use_tsc, S.cfg.tsc_hz);
+		S.clock_set = 1;
+	}
+	/* The last session's doorbell stays mapped: a stale stream may still ring it. */
+	ht_stream_doorbell = NULL;
+	S.gen = g;
+}
+
 /* Return: 1 when the process directory is ready for events. */
 static int session_ready(void)
 {
-	if (__builtin_expect(__atomic_load_n(&S.ready, __ATOMIC_ACQUIRE), 1))
+	if (__builtin_expect(__atomic_load_n(&S.ready, __ATOMIC_ACQUIRE), 1) && S.gen == ctl_gen())
 		return 1;
-	if (!__atomic_load_n(&ht_active, __ATOMIC_RELAXED))
+	if (!flags_on())
 		return 0;
 	pthread_mutex_lock(&S.lock);
-	if (!S.ready && !S.failed && !S.closed)
+	if (S.session)
+		session_join();
+	if (!S.ready && !S.failed && !S.closed && S.cfg.dir)
 		init_process();
 	pthread_mutex_unlock(&S.lock);
-	return S.ready;
+	return S.ready && S.gen == ctl_gen();
+}
+
+/*
+ * A thread stream of an older generation (S.lock not held): its trace is
+ * finished and its packets taken; the owner thread lets go of it.
+ */
+static void retire_thread_stream(void)
+{
+	struct ht_stream *s = ht_tls_stream;
+
+	if ((uintptr_t)s > (uintptr_t)HT_TLS_DEAD) {
+		pthread_mutex_lock(&S.lock);
+		registry_remove(s);
+		ht_stream_abandon(s);
+		pthread_mutex_unlock(&S.lock);
+	}
+	ht_tls_stream = HT_TLS_NONE;
 }
 
 /* ---- thread streams ---- */
@@ -407,6 +543,10 @@ struct ht_stream *ht_session_thread_stream_slow(void)
 	char tname[HT_PROCNAME_LEN] = "";
 	pid_t tid;
 
+	if (__builtin_expect(ht_tls_gen != ctl_gen(), 0) && s != HT_TLS_BUSY) {
+		retire_thread_stream();
+		s = HT_TLS_NONE;
+	}
 	if (s != HT_TLS_NONE || !session_ready())
 		goto drop;
 	ht_tls_stream = HT_TLS_BUSY;
@@ -419,8 +559,10 @@ struct ht_stream *ht_session_thread_stream_slow(void)
 	}
 	sp = stream_params(HT_SC_THREAD, (int)tid);
 	s = create_named("thread", (long)tid, &sp);
-	if (s)
+	if (s) {
+		s->gen = S.gen;
 		registry_add(s);
+	}
 	pthread_mutex_unlock(&S.lock);
 	if (!s) {
 		on_stream_error(&(struct ht_stream){.name = "thread stream"}, errno);
@@ -428,6 +570,7 @@ struct ht_stream *ht_session_thread_stream_slow(void)
 		goto drop;
 	}
 	pthread_setspecific(S.key, s);
+	ht_tls_gen = S.gen;
 	ht_tls_stream = s;
 	prctl(PR_GET_NAME, tname);
 	tname[HT_PROCNAME_LEN - 1] = '\0';
@@ -442,7 +585,11 @@ drop:
 
 __attribute__((noinline)) struct ht_stream *ht_session_prepare(size_t payload)
 {
-	struct ht_stream *s = ht_session_thread_stream();
+	struct ht_stream *s;
+
+	if (__builtin_expect(S.private_, 0))
+		private_check();
+	s = ht_session_thread_stream();
 
 	if (!s || !ht_stream_reserve(s, HT_EH_MAX_SIZE + payload))
 		return NULL;
@@ -453,6 +600,11 @@ static void thread_exit(void *arg)
 {
 	struct ht_stream *s = arg;
 
+	if (ht_tls_gen != ctl_gen()) {
+		retire_thread_stream(); /* a finished trace's: nothing more to write */
+		ht_tls_stream = HT_TLS_DEAD;
+		return;
+	}
 	ht_source_run_thread_close(s);
 	pthread_mutex_lock(&S.lock);
 	registry_remove(s);
@@ -479,13 +631,48 @@ HT_EXPORT_BOUND struct ht_stream *ht_session_stream_create(enum ht_stream_class 
 		sp.device = device;
 		sp.queue = queue;
 		s = create_named(prefix, counter++, &sp);
-		if (s)
+		if (s) {
+			s->gen = S.gen;
+			s->prefix = prefix;
 			registry_add(s);
+		}
 	} else {
 		errno = ENODEV;
 	}
 	pthread_mutex_unlock(&S.lock);
 	return s;
+}
+
+/*
+ * A shared stream (a device queue's) that a source keeps from an earlier
+ * session generation: its counterpart in the current one, created once.
+ * Return: that stream, or NULL when nothing is recorded now.
+ */
+struct ht_stream *ht_session_stream_renew(struct ht_stream *s)
+{
+	struct ht_stream *n;
+
+	if (!s->prefix || !session_ready())
+		return NULL;
+	pthread_mutex_lock(&S.lock);
+	n = s->successor;
+	pthread_mutex_unlock(&S.lock);
+	if (n && n->gen == S.gen)
+		return n;
+	n = ht_session_stream_create(s->p.sc, s->prefix, s->p.device, s->p.queue);
+	if (!n)
+		return NULL;
+	pthread_mutex_lock(&S.lock);
+	if (s->successor && s->successor->gen == n->gen) {
+		/* another thread renewed it first: keep theirs */
+		registry_remove(n);
+		ht_stream_destroy(n);
+		n = s->successor;
+	} else {
+		s->successor = n;
+	}
+	pthread_mutex_unlock(&S.lock);
+	return n;
 }
 
 HT_EXPORT_BOUND int
@@ -597,17 +784,6 @@ out:
 
 /* ---- fork and exit ---- */
 
-/* The next event creates a new process directory (S.lock held). */
-static void forget_process_dir(void)
-{
-	if (S.procfd >= 0)
-		close(S.procfd);
-	S.procfd = -1;
-	S.procdir[0] = '\0';
-	S.ready = 0;
-	S.lost_no_stream = 0;
-}
-
 static void fork_prepare(void)
 {
 	pthread_mutex_lock(&S.lock);
@@ -640,19 +816,241 @@ static void fork_child(void)
 	pthread_mutex_unlock(&S.lock);
 }
 
+/*
+ * Maps control page `path` over ht_ctl_area (session/ctl.h). Refused, with
+ * one line, for a page that is not this user's or a program that holds a
+ * copy of ht_active of its own (a non-PIE executable's copy relocation:
+ * the page would not reach the flag it tests).
+ * Return: 0 or -errno.
+ */
+static int ctl_attach(const char *path, int create, int quiet)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t active = (uintptr_t)&ht_active, watch = (uintptr_t)&ht_watch;
+	void *m;
+	int fd, r;
+
+	/* The compiler takes two symbols for two objects: make it compare the addresses. */
+	__asm__("" : "+r"(active), "+r"(watch));
+	if (page != HT_CTL_SIZE || active != (uintptr_t)&ht_ctl_area ||
+	    watch != (uintptr_t)&ht_ctl_area.p.watch) {
+		r = -ENOTSUP;
+		goto err;
+	}
+	fd = ht_ctl_open(path, create);
+	if (fd < 0) {
+		r = fd;
+		goto err;
+	}
+	m = mmap(&ht_ctl_area, HT_CTL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+	r = m == MAP_FAILED ? -errno : 0;
+	if (!r)
+		S.shared = ht_ctl_map(fd); /* NULL: no capture ranges of this process's own */
+	close(fd);
+	if (r)
+		goto err;
+	S.mapped = 1;
+	return 0;
+err:
+	if (!quiet)
+		fprintf(stderr,
+			"hetrace: cannot use control page '%s': %s; this process runs "
+			"untraced\n",
+			path, r == -EPERM ? "not a private file of this user" : strerror(-r));
+	return r;
+}
+
+/*
+ * Session mode (HETRACE_SESSION=NAME): the page of this user's session NAME,
+ * created when no session was ever started (so a later one is seen).
+ * Silent: a candidate that cannot follow its session (another user's
+ * variables, say) runs exactly as without them; `hetrace session status`
+ * is where problems show.
+ * Return: 0 or -errno.
+ */
+static int session_attach(const char *name)
+{
+	char dir[HT_CTL_DIR_MAX], path[HT_CTL_DIR_MAX + 80];
+	int r;
+
+	if (!ht_ctl_name_valid(name))
+		return -EINVAL;
+	r = ht_ctl_dir(dir, sizeof dir);
+	if (!r)
+		r = ht_ctl_dir_check(dir, 1);
+	if (r)
+		return r;
+	snprintf(path, sizeof path, "%s/%s.ctl", dir, name);
+	return ctl_attach(path, 1, 1);
+}
+
 __attribute__((constructor)) static void session_load(void)
 {
+	const char *name = getenv("HETRACE_SESSION"), *ctl = getenv("HETRACE_CONTROL");
+
 	ht_config_load(&S.cfg);
-	if (!S.cfg.dir)
+	if (!S.cfg.dir && !(name && *name))
 		return;
 	S.pid = getpid();
-	ht_clock_setup(S.cfg.use_tsc, S.cfg.tsc_hz);
+	if (!S.cfg.dir) {
+		/*
+		 * A candidate: settings and clock come with the session it joins.
+		 * The hetrace command in a shell that took `session env` is not
+		 * one: its daemon and `status` must not appear in the trace.
+		 */
+		if (!strcmp(program_invocation_short_name, "hetrace") || session_attach(name))
+			return;
+		S.session = 1;
+	} else {
+		ht_clock_setup(S.cfg.use_tsc, S.cfg.tsc_hz);
+		S.clock_set = 1;
+		if (ctl && *ctl && ctl_attach(ctl, 0, 0))
+			return;
+	}
 	if (pthread_key_create(&S.key, thread_exit) != 0)
 		return;
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	ht_stream_on_error = on_stream_error;
 	ht_stream_on_packet = ht_source_run_packet_switch;
-	__atomic_store_n(&ht_active, 1, __ATOMIC_RELEASE);
+	S.enabled = 1;
+	if (S.mapped)
+		return; /* the page says when */
+	if (S.cfg.capture_region)
+		__atomic_store_n(&ht_watch, 1, __ATOMIC_RELEASE); /* regions reach us */
+	else if (!S.cfg.capture_api)
+		__atomic_store_n(&ht_active, 1, __ATOMIC_RELEASE);
+}
+
+/* Return: nonzero when this process's own flag may be switched (not a session's page). */
+static int own_flag(void)
+{
+	return S.enabled && !S.mapped;
+}
+
+/*
+ * Region capture ranges in a session (S.lock held): the page is the whole
+ * session's, so inside a range of its own this process records through a
+ * private copy of it with `active` set, put in place by mremap in one step
+ * for all its threads; at the range's end the page itself comes back
+ * (mremap of a shared mapping with old size 0 duplicates it). Same
+ * generation in the copy: the process's streams stay valid.
+ */
+static int area_private(void)
+{
+	struct ht_ctl_page *n =
+	    mmap(NULL, HT_CTL_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (n == MAP_FAILED)
+		return -errno;
+	memcpy(n, S.shared, sizeof *n);
+	n->active = 1;
+	if (mremap(n, HT_CTL_SIZE, HT_CTL_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED, &ht_ctl_area) ==
+	    MAP_FAILED) {
+		munmap(n, HT_CTL_SIZE);
+		return -errno;
+	}
+	S.private_ = 1;
+	return 0;
+}
+
+static void area_shared(void)
+{
+	if (S.private_ && mremap(S.shared, 0, HT_CTL_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED,
+				 &ht_ctl_area) != MAP_FAILED)
+		S.private_ = 0;
+}
+
+/* A session that stopped while this process was inside a range of its own: back to the page. */
+static void private_check(void)
+{
+	if (__atomic_load_n(&S.shared->gen, __ATOMIC_ACQUIRE) == S.gen)
+		return;
+	pthread_mutex_lock(&S.lock);
+	area_shared();
+	S.capture_depth = 0;
+	pthread_mutex_unlock(&S.lock);
+}
+
+static int session_capture_begin(uint32_t name)
+{
+	int r = 0;
+
+	/* A new session is joined here: region names are cached ids, nothing else asks. */
+	if (!S.shared || !session_ready() || __atomic_load_n(&S.capture_done, __ATOMIC_RELAXED) ||
+	    name != __atomic_load_n(&ht_capture_id, __ATOMIC_RELAXED))
+		return 0;
+	pthread_mutex_lock(&S.lock);
+	if (S.capture_depth > 0) {
+		S.capture_depth++;
+		r = 1;
+	} else if (__atomic_load_n(&S.shared->gen, __ATOMIC_ACQUIRE) == S.gen &&
+		   __atomic_load_n(&S.shared->watch, __ATOMIC_ACQUIRE) && !area_private()) {
+		S.capture_depth = 1;
+		r = 1;
+	}
+	pthread_mutex_unlock(&S.lock);
+	return r;
+}
+
+static void session_capture_end(void)
+{
+	pthread_mutex_lock(&S.lock);
+	if (S.capture_depth > 0 && --S.capture_depth == 0) {
+		if (!S.cfg.capture_repeat)
+			S.capture_done = 1;
+		area_shared();
+	}
+	pthread_mutex_unlock(&S.lock);
+}
+
+/*
+ * Region capture ranges (emit.c): a region `name` begins while watching.
+ * Return: nonzero when the event is to be recorded (it opened a range).
+ */
+int ht_capture_region_begin(uint32_t name)
+{
+	if (S.session)
+		return session_capture_begin(name);
+	/* Watching: callers that call regardless of the flags (NVTX) find a range done. */
+	if (!own_flag() || !name || name != __atomic_load_n(&ht_capture_id, __ATOMIC_RELAXED) ||
+	    !__atomic_load_n(&ht_watch, __ATOMIC_ACQUIRE))
+		return 0;
+	if (__atomic_fetch_add(&S.capture_depth, 1, __ATOMIC_ACQ_REL) == 0)
+		__atomic_store_n(&ht_active, 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
+/* Region `name` (the capture region) ended, its event written: the range may close. */
+void ht_capture_region_end(void)
+{
+	if (S.session) {
+		session_capture_end();
+		return;
+	}
+	if (!own_flag() || __atomic_load_n(&S.capture_depth, __ATOMIC_RELAXED) <= 0)
+		return;
+	if (__atomic_sub_fetch(&S.capture_depth, 1, __ATOMIC_ACQ_REL) == 0) {
+		if (!S.cfg.capture_repeat)
+			__atomic_store_n(&ht_watch, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&ht_active, 0, __ATOMIC_RELEASE);
+	}
+}
+
+HT_EXPORT void hetrace_start(void)
+{
+	if (own_flag() && !S.cfg.capture_region &&
+	    !__atomic_load_n(&S.capture_done, __ATOMIC_RELAXED))
+		__atomic_store_n(&ht_active, 1, __ATOMIC_RELEASE);
+}
+
+HT_EXPORT void hetrace_stop(void)
+{
+	if (!own_flag() || S.cfg.capture_region)
+		return;
+	/* --capture-range=api ends with the first range unless it repeats */
+	if (S.cfg.capture_api && !S.cfg.capture_repeat)
+		__atomic_store_n(&S.capture_done, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&ht_active, 0, __ATOMIC_RELEASE);
 }
 
 /*
@@ -687,14 +1085,22 @@ static void close_process(enum ht_anchor_kind how)
 	S.closed = 1;
 }
 
+/* Return: nonzero when this process's recording belongs to a trace still recorded (S.lock held). */
+static int gen_current(void)
+{
+	return S.gen == ctl_gen();
+}
+
 __attribute__((destructor)) static void session_unload(void)
 {
-	if (!S.cfg.dir)
+	if (!S.enabled)
 		return;
 	pthread_mutex_lock(&S.lock);
-	if (!S.ready && !S.failed && !S.closed && ht_active)
+	if (S.session && ht_active)
+		session_join(); /* a session runs: this process appears in it */
+	if (!S.ready && !S.failed && !S.closed && flags_on() && S.cfg.dir && gen_current())
 		init_process(); /* every traced process appears, with or without events */
-	if (S.ready && !S.closed)
+	if (S.ready && !S.closed && gen_current())
 		close_process(HT_ANCHOR_EXIT);
 	ht_tls_stream = HT_TLS_DEAD;
 	pthread_mutex_unlock(&S.lock);
@@ -708,7 +1114,7 @@ HT_EXPORT_BOUND void ht_session_start(void)
 HT_EXPORT_BOUND void ht_session_exit_now(void)
 {
 	/* A vfork child (S.pid is the parent's: set at load and after fork) keeps off. */
-	if (!S.cfg.dir || getpid() != S.pid)
+	if (!S.enabled || getpid() != S.pid)
 		return;
 	session_unload();
 }
@@ -716,10 +1122,10 @@ HT_EXPORT_BOUND void ht_session_exit_now(void)
 HT_EXPORT_BOUND void ht_session_exec_prepare(void)
 {
 	/* A vfork child shares our memory but is another process: hands off. */
-	if (!S.cfg.dir || getpid() != S.pid)
+	if (!S.enabled || getpid() != S.pid)
 		return;
 	pthread_mutex_lock(&S.lock);
-	if (S.ready && !S.closed) {
+	if (S.ready && !S.closed && gen_current()) {
 		close_process(HT_ANCHOR_EXEC);
 		ht_tls_stream = HT_TLS_NONE;
 		pthread_setspecific(S.key, NULL);
@@ -729,7 +1135,7 @@ HT_EXPORT_BOUND void ht_session_exec_prepare(void)
 
 HT_EXPORT_BOUND void ht_session_exec_failed(void)
 {
-	if (!S.cfg.dir || getpid() != S.pid)
+	if (!S.enabled || getpid() != S.pid)
 		return;
 	pthread_mutex_lock(&S.lock);
 	if (S.closed && S.ready) {

@@ -10,6 +10,7 @@
 
 #include "core/stream.h"
 #include "core/strtab.h"
+#include "session/ctl.h"
 
 /* The calling thread's stream; small values are states, not pointers. */
 #define HT_TLS_NONE ((struct ht_stream *)0) /* not created yet */
@@ -17,13 +18,42 @@
 #define HT_TLS_DEAD ((struct ht_stream *)2) /* thread exited or recording closed */
 
 extern __thread struct ht_stream *ht_tls_stream __attribute__((tls_model("initial-exec")));
+/* The session generation (session/ctl.h) the thread's stream belongs to. */
+extern __thread uint32_t ht_tls_gen __attribute__((tls_model("initial-exec")));
+/* The page of ht_active: private, or a session's control page (session.c). */
+extern union ht_ctl_area ht_ctl_area __attribute__((visibility("hidden")));
+/* Capture ranges by region: the region's string id, 0 when none (session.c). */
+extern uint32_t ht_capture_id __attribute__((visibility("hidden")));
 
 struct ht_stream *ht_session_thread_stream_slow(void);
+
+/*
+ * Capture ranges by region (session.c): a region `name` begins while the
+ * process only watches for its range. Return: nonzero when it opened the
+ * range (record the begin).
+ */
+int ht_capture_region_begin(uint32_t name);
+/* The capture region ended (its end recorded): the range closes with the outermost one. */
+void ht_capture_region_end(void);
+
+/*
+ * The calling thread's stream as the emitters' fast paths take it: a
+ * stream of an older session generation reads as HT_TLS_NONE, so the slow
+ * path lets go of it. One more load, from the line ht_active is on.
+ */
+static inline struct ht_stream *ht_session_tls_stream(void)
+{
+	struct ht_stream *s = ht_tls_stream;
+
+	if (__builtin_expect(ht_tls_gen != ht_ctl_area.p.gen, 0))
+		return HT_TLS_NONE;
+	return s;
+}
 
 /* Return: the calling thread's stream, or NULL when the event must be dropped. */
 static inline struct ht_stream *ht_session_thread_stream(void)
 {
-	struct ht_stream *s = ht_tls_stream;
+	struct ht_stream *s = ht_session_tls_stream();
 
 	if (__builtin_expect((uintptr_t)s > (uintptr_t)HT_TLS_DEAD, 1))
 		return s;
@@ -37,6 +67,20 @@ static inline struct ht_stream *ht_session_thread_stream(void)
  */
 int ht_session_with_process(int (*fn)(struct ht_stream *proc, struct ht_strtab *strs, void *arg),
 			    void *arg);
+
+/*
+ * A shared stream kept from an earlier session generation: its successor in
+ * the current one (session.c). Return: it, or NULL when not recording.
+ */
+struct ht_stream *ht_session_stream_renew(struct ht_stream *s);
+
+/* The stream a source keeps, for the current session generation (NULL: drop). */
+static inline struct ht_stream *ht_session_stream_current(struct ht_stream *s)
+{
+	if (__builtin_expect(s->gen != ht_ctl_area.p.gen, 0))
+		return ht_session_stream_renew(s);
+	return s;
+}
 
 /* Creates a stream in the process directory and registers it. NULL + errno on failure. */
 struct ht_stream *ht_session_stream_create(enum ht_stream_class sc, const char *prefix,

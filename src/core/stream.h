@@ -97,6 +97,11 @@ struct ht_stream {
 	void *source[HT_SOURCES_MAX];
 	unsigned int sources; /* bit i: source[i] is set (the packet hook runs) */
 	char name[48];
+	/* Sessions (core/session.c): the generation the stream records for, and
+	 * for a shared stream a source keeps, its stream in a later one. */
+	uint32_t gen;
+	const char *prefix;	     /* shared streams: the file name prefix, for the successor */
+	struct ht_stream *successor; /* (S.lock) */
 };
 
 /*

@@ -658,7 +658,8 @@ HT_EXPORT int NVTX_API InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_tab
 	const NvtxExportTableCallbacks *cb;
 	const NvtxExportTableVersionInfo *vi;
 
-	if (!HT_ENABLED() || !get_table)
+	/* Regions also while a capture range waits for one (nvtx:NAME, region:NAME). */
+	if (!HT_REGIONS_ON() || !get_table)
 		return 0;
 	cb = get_table(NVTX_ETID_CALLBACKS);
 	if (!cb || cb->struct_size < sizeof *cb || !cb->GetModuleFunctionTable)

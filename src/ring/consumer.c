@@ -41,6 +41,8 @@ struct ht_consumer {
 	unsigned int salvaged; /* packets in progress of processes that died */
 	struct ring_ent *ents;
 	size_t n, cap;
+	int (*tick)(void *);
+	void *tick_arg;
 };
 
 static uint64_t now_ns(void)
@@ -250,9 +252,31 @@ static void poll_once(struct ht_consumer *c, int final)
 	drain(c, final);
 }
 
-int ht_consumer_wait(struct ht_consumer *c, pid_t pid)
+/* One round: drain, then sleep until a producer rings or 10 ms pass. */
+static void round_once(struct ht_consumer *c, uint32_t seen)
 {
 	struct timespec tick = {0, 10000000};
+
+	poll_once(c, 0);
+	/*
+	 * Sleep until a producer rings (quarter-full ring, new ring, close)
+	 * or the tick. `sleeping` before the wait compares `ring` with
+	 * `seen`: a producer that bumped it since either saw the flag or
+	 * makes the wait return at once.
+	 */
+	__atomic_store_n(&c->bell->sleeping, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &c->bell->ring, FUTEX_WAIT, seen, &tick, NULL, 0);
+	__atomic_store_n(&c->bell->sleeping, 0, __ATOMIC_RELAXED);
+}
+
+void ht_consumer_set_tick(struct ht_consumer *c, int (*tick)(void *arg), void *arg)
+{
+	c->tick = tick;
+	c->tick_arg = arg;
+}
+
+int ht_consumer_wait(struct ht_consumer *c, pid_t pid)
+{
 	int status = 0;
 
 	for (;;) {
@@ -261,16 +285,20 @@ int ht_consumer_wait(struct ht_consumer *c, pid_t pid)
 
 		if (r == pid || (r < 0 && errno != EINTR))
 			return status;
-		poll_once(c, 0);
-		/*
-		 * Sleep until a producer rings (quarter-full ring, new ring, close)
-		 * or the tick. `sleeping` before the wait compares `ring` with
-		 * `seen`: a producer that bumped it since either saw the flag or
-		 * makes the wait return at once.
-		 */
-		__atomic_store_n(&c->bell->sleeping, 1, __ATOMIC_SEQ_CST);
-		syscall(SYS_futex, &c->bell->ring, FUTEX_WAIT, seen, &tick, NULL, 0);
-		__atomic_store_n(&c->bell->sleeping, 0, __ATOMIC_RELAXED);
+		if (c->tick)
+			c->tick(c->tick_arg);
+		round_once(c, seen);
+	}
+}
+
+void ht_consumer_run(struct ht_consumer *c, int (*tick)(void *arg), void *arg)
+{
+	for (;;) {
+		uint32_t seen = __atomic_load_n(&c->bell->ring, __ATOMIC_ACQUIRE);
+
+		if (tick(arg))
+			return;
+		round_once(c, seen);
 	}
 }
 

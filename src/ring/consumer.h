@@ -22,6 +22,14 @@ struct ht_consumer *ht_consumer_create(int dfd, const char *dir);
  */
 int ht_consumer_wait(struct ht_consumer *c, pid_t pid);
 /*
+ * Drains rings until tick(arg) returns nonzero; tick runs before each
+ * round, at least every 10 ms (a signal cuts the sleep short). What a
+ * session's daemon runs, and record's capture ranges by time.
+ */
+void ht_consumer_run(struct ht_consumer *c, int (*tick)(void *arg), void *arg);
+/* tick(arg) also runs before each round of ht_consumer_wait (NULL: none). */
+void ht_consumer_set_tick(struct ht_consumer *c, int (*tick)(void *arg), void *arg);
+/*
  * Final drain of every ring (packets in progress included), then frees c.
  * Return: packets in progress taken from processes that died (a process
  * that exited normally closed its process stream; its other open packets
