@@ -244,38 +244,43 @@ static int resolve(struct ht_kernel_lines *kl, unsigned int proc, const struct h
 	return 0;
 }
 
+/* A CPU sample of a process that asked for PC sampling: kept until the launches are known. */
 static int cpu_sample(struct ht_kernel_lines *kl, const struct ht_timeline *tl,
 		      const struct ht_tl_record *r)
 {
 	const struct ht_proc_info *pi = ht_timeline_proc(tl, r->proc);
-	uint64_t frame, key[2], *v;
-	struct resolved *res;
-	int created, rc;
+	uint64_t frame;
 
 	if (!pi || !pi->stacks || !pi->stacks->pc.asked || pi->stacks->pc.error ||
 	    ht_stacks_frames(pi->stacks, r->stack, &frame, 1) != 1)
 		return 0;
-	key[0] = r->proc;
-	key[1] = frame;
+	if (ht_grow((void **)&kl->pending, &kl->cappending, sizeof *kl->pending, kl->npending + 1))
+		return nomem();
+	kl->pending[kl->npending++] = (struct ht_kl_sample){r->proc, r->ts, frame};
+	return 0;
+}
+
+/* What a sample's instruction is (cached per process and frame). NULL: out of memory. */
+static const struct resolved *sample_resolved(struct ht_kernel_lines *kl,
+					      const struct ht_timeline *tl,
+					      const struct ht_kl_sample *s)
+{
+	uint64_t key[2] = {s->proc, s->frame}, *v;
+	struct resolved *res;
+	int created;
+
 	v = ht_map_bytes(&kl->resolved, key, sizeof key, 0, &created);
 	if (!v)
-		return nomem();
+		return NULL;
 	if (created) {
 		res = malloc(sizeof *res);
 		if (!res)
-			return nomem();
+			return NULL;
 		*v = (uintptr_t)res;
-		rc = resolve(kl, r->proc, pi, frame, res);
-		if (rc)
-			return rc;
+		if (resolve(kl, s->proc, ht_timeline_proc(tl, s->proc), s->frame, res))
+			return NULL;
 	}
-	res = (struct resolved *)(uintptr_t)*v;
-	if (res->kernel == NO_KERNEL)
-		return 0;
-	if (ht_grow((void **)&kl->pending, &kl->cappending, sizeof *kl->pending, kl->npending + 1))
-		return nomem();
-	kl->pending[kl->npending++] = (struct ht_kl_sample){r->proc, res->kernel, r->ts};
-	return count(kl, res->kernel, res->file, res->line, res->module, res->addr, NULL, 1);
+	return (const struct resolved *)(uintptr_t)*v;
 }
 
 static int launch(struct ht_kernel_lines *kl, const struct ht_tl_record *r)
@@ -342,48 +347,79 @@ static int by_launch(const void *a, const void *b)
 
 	if (x->proc != y->proc)
 		return x->proc < y->proc ? -1 : 1;
-	if (x->kernel != y->kernel)
-		return x->kernel < y->kernel ? -1 : 1;
 	return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
-/* Links each PoCL sample to the launch of its kernel whose interval holds it. */
-static void link_launches(struct ht_kernel_lines *kl)
+/*
+ * The launch of process proc running at ts (of kernel k when one of those
+ * does; k NO_KERNEL: any), or NULL. Launches are sorted by (proc, start);
+ * those that overlap ts are among the SCAN before it.
+ */
+#define SCAN 64
+static struct ht_kl_launch *running(struct ht_kernel_lines *kl, uint32_t proc, uint64_t ts,
+				    uint32_t k)
+{
+	size_t lo = 0, hi = kl->nlaunches, seen = 0;
+	struct ht_kl_launch *any = NULL;
+
+	while (lo < hi) { /* the first launch after (proc, ts + slack) */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct ht_kl_launch *l = &kl->launches[mid];
+
+		if (l->proc != proc ? l->proc < proc : l->ts <= ts + SLACK_NS)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t j = lo; j-- > 0 && seen++ < SCAN;) {
+		struct ht_kl_launch *l = &kl->launches[j];
+
+		if (l->proc != proc)
+			break;
+		if (l->end + SLACK_NS < ts)
+			continue;
+		if (k == NO_KERNEL || l->kernel == k)
+			return l;
+		if (!any)
+			any = l;
+	}
+	return any;
+}
+
+/*
+ * PoCL: each kept sample taken while a launch of its process ran is
+ * resolved; one in a kernel's code counts for that kernel, and for the
+ * launch of it that ran then. Samples outside every launch are the host's.
+ */
+static int link_samples(struct ht_kernel_lines *kl, const struct ht_timeline *tl)
 {
 	qsort(kl->launches, kl->nlaunches, sizeof *kl->launches, by_launch);
 	for (size_t i = 0; i < kl->npending; i++) {
 		const struct ht_kl_sample *s = &kl->pending[i];
-		size_t lo = 0, hi = kl->nlaunches;
-		int found = 0;
+		const struct resolved *res;
+		struct ht_kl_launch *l;
+		int rc;
 
-		while (lo < hi) { /* the first launch after (proc, kernel, ts) */
-			size_t mid = lo + (hi - lo) / 2;
-			const struct ht_kl_launch *l = &kl->launches[mid];
-			int before = l->proc != s->proc	      ? l->proc < s->proc
-				     : l->kernel != s->kernel ? l->kernel < s->kernel
-							      : l->ts <= s->ts + SLACK_NS;
-
-			if (before)
-				lo = mid + 1;
-			else
-				hi = mid;
+		if (!running(kl, s->proc, s->ts, NO_KERNEL))
+			continue;
+		res = sample_resolved(kl, tl, s);
+		if (!res)
+			return nomem();
+		if (res->kernel == NO_KERNEL)
+			continue;
+		l = running(kl, s->proc, s->ts, res->kernel);
+		if (l && l->kernel == res->kernel) {
+			if (!l->sampled)
+				kl->kernels[l->kernel].launches_sampled++;
+			l->sampled = 1;
+		} else {
+			kl->kernels[res->kernel].outside++;
 		}
-		for (size_t j = lo; j-- > 0;) {
-			struct ht_kl_launch *l = &kl->launches[j];
-
-			if (l->proc != s->proc || l->kernel != s->kernel ||
-			    l->end + SLACK_NS < s->ts)
-				break;
-			if (l->ts <= s->ts + SLACK_NS) {
-				if (!l->sampled)
-					kl->kernels[l->kernel].launches_sampled++;
-				l->sampled = found = 1;
-				break;
-			}
-		}
-		if (!found)
-			kl->kernels[s->kernel].outside++;
+		rc = count(kl, res->kernel, res->file, res->line, res->module, res->addr, NULL, 1);
+		if (rc)
+			return rc;
 	}
+	return 0;
 }
 
 static int kernel_cmp(const void *a, const void *b)
@@ -570,10 +606,10 @@ int ht_kernel_lines_compute(struct ht_trace *t, struct ht_kernel_lines *kl,
 		if (rc < 0 && rc != -ENOMEM)
 			*err = tl.err;
 	}
-	if (!rc) {
-		link_launches(kl);
+	if (!rc)
+		rc = link_samples(kl, &tl);
+	if (!rc)
 		rc = unsampled(kl);
-	}
 	if (!rc)
 		rc = sort_all(kl);
 	if (rc == -ENOMEM) {

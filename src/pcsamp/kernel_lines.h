@@ -8,7 +8,9 @@
  *     (symbols.h) to the innermost frame in the program's own source, whose
  *     line is a line of the string given to clCreateProgramWithSource. It is
  *     linked to the launch of NAME in the same process whose execution
- *     interval holds it (corr). No stall reasons: a CPU reports none.
+ *     interval holds it (corr); only samples taken while a launch of
+ *     their process ran are resolved at all. No stall reasons: a CPU
+ *     reports none.
  *   - CUDA: pc_sample records (HT_TL_PC_SAMPLE) carry launch, instruction,
  *     stall reason and count; pc_line records give the instruction's line.
  * Lines are counted per (kernel, file, line) with a stall-reason breakdown,
@@ -55,7 +57,7 @@ struct ht_kl_kernel {
 	const char *source; /* the program's source text, NULL if not recorded */
 	uint64_t samples;   /* PC samples in all */
 	uint64_t no_line;   /* samples at instructions without a line of the program */
-	uint64_t outside;   /* samples in no launch's interval (linked to none) */
+	uint64_t outside;   /* samples while only other kernels' launches ran */
 	uint64_t launches, launches_sampled, device_ns;
 	int stalls_known; /* the device reports stall reasons */
 	uint32_t proc;	  /* the first process it was seen in */
@@ -78,9 +80,9 @@ struct ht_kernel_lines {
 	struct ht_map pool, kernel_of, line_of, insn_of, resolved, pc_lines;
 	struct ht_map codes; /* PoCL kernel objects mapped for matching (pocl_code.h) */
 	struct ht_kl_sample {
-		uint32_t proc, kernel;
-		uint64_t ts;
-	} * pending; /* PoCL samples waiting to be linked to a launch */
+		uint32_t proc;
+		uint64_t ts, frame;
+	} * pending; /* CPU samples waiting for the launches (PoCL) */
 	size_t npending, cappending;
 	struct ht_kl_launch {
 		uint32_t proc, kernel;

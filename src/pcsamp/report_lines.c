@@ -39,7 +39,7 @@ static void text_kernel(FILE *f, const struct ht_kernel_lines *kl, uint32_t k, s
 		(unsigned long long)kk->samples, (unsigned long long)kk->launches_sampled,
 		(unsigned long long)kk->launches);
 	if (kk->outside)
-		fprintf(f, ", %llu outside any launch", (unsigned long long)kk->outside);
+		fprintf(f, ", %llu while only other kernels ran", (unsigned long long)kk->outside);
 	fprintf(f, "; %s%s\n", kk->file[0] ? "source " : "", kk->file[0] ? kk->file : "no source");
 	if (!kk->stalls_known)
 		fprintf(f, "    stall reasons: not available on this device\n");

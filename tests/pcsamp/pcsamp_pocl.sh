@@ -1,0 +1,39 @@
+# PC sampling on PoCL's basic device (kernels run on the calling thread):
+# each kernel's hottest line is its loop's line of the program string, the
+# program's output is byte-identical traced and untraced, the trace passes
+# hetrace check and babeltrace2, the report shows the lines with their text
+# and says a CPU device has no stall reasons, and the kernel too short to
+# be sampled gets one line.
+. "$(dirname "$0")/../integration/lib.sh"
+export POCL_DEVICES=basic
+. "$(dirname "$0")/pcslib.sh"
+
+"$PCS" >plain.txt 2>plain.err || fail "pcs_prog failed untraced: $(cat plain.err)"
+"$HT" record -q --pc-sampling -o t -- "$PCS" >out.txt 2>err.txt || fail "record failed: $(cat err.txt)"
+cmp -s plain.txt out.txt || fail "output differs traced: $(cat plain.txt) vs $(cat out.txt)"
+[ ! -s err.txt ] || fail "record said something: $(cat err.txt)"
+check_valid t
+bt2_read t b.txt
+dump t d.txt
+assert_eq "$(count ' program_source ' d.txt)" 1 "program_source events (one short program)"
+assert_eq "$(count ' program_kernels ' d.txt)" 1 "program_kernels events"
+grep -q 'names = "hot_a;hot_b;tiny"\|hot_a;hot_b;tiny' d.txt || fail "kernel names: $(grep program_kernels d.txt)"
+[ -n "$(find t/pocl-cache -name 'hot_a.so' | head -1)" ] || fail "PoCL's kernel object is not in the trace"
+
+"$HT" report --format json t >r.json || fail "report json failed"
+hot_lines r.json
+"$HT" report t >r.txt || fail "report failed"
+grep -q '^Kernel hot lines' r.txt || fail "no hot-lines section: $(tail -20 r.txt)"
+grep -qE '^ +4 +[0-9]+ +[0-9.]+%  for \(int k = 0; k < n; k\+\+\) v = v \* 1.0001f \+ 0.5f;' r.txt ||
+	fail "hot_a's line with its text: $(grep -A6 'kernel hot_a' r.txt)"
+grep -q 'stall reasons: not available on this device' r.txt || fail "stall reasons line"
+grep -q "kernel 'tiny': no PC samples" r.txt || fail "the unsampled kernel's line: $(tail -5 r.txt)"
+"$HT" report --format csv t | grep -q '^kernel_source_line,hot_b,"\?<program 0x[0-9a-f]*>"\?,11,' ||
+	fail "csv rows"
+
+# without --pc-sampling: no section, an empty key
+"$HT" record -q -o u -- "$PCS" 10 >/dev/null 2>&1 || fail "record without --pc-sampling failed"
+"$HT" report --format json u >u.json || fail "report json failed"
+json_check u.json 'if d["kernel_source_lines"] != []: fail("lines without --pc-sampling")'
+"$HT" report u | grep -q 'Kernel hot lines' && fail "a hot-lines section without --pc-sampling"
+exit 0
