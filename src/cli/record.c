@@ -64,7 +64,7 @@ static const char usage[] =
 	"      --no-sample       no CPU sampling\n"
 	"      --pc-sampling[=PERIOD]\n"
 	"                        sample the program counter of running kernels every\n"
-	"                        PERIOD (default 250us): PoCL's CPU devices (CPU samples\n"
+	"                        PERIOD (default 1ms): PoCL's CPU devices (CPU samples\n"
 	"                        of the kernel threads, on with --no-sample too), CUDA\n"
 	"                        GPUs (CUPTI, with stall reasons); report's hot lines\n"
 	"      --counters LIST   perf counters (task-clock, page-faults, cycles, ... or PAPI\n"

@@ -17,7 +17,7 @@
  * (pc_sampling's error and reason), the rest is recorded.
  *
  * Period: PERIOD ns is turned into CUPTI's 2^N SM cycles at 1.5 cycles per
- * ns (N from 5 to 31); the default 250 us gives 2^18 cycles.
+ * ns (N from 5 to 31); the default 1 ms gives 2^20 cycles.
  *
  * The data is fetched (cuptiPCSamplingGetData) at most every COLLECT_NS on
  * the exit of an API call, when a context goes away and at exit.

@@ -11,10 +11,11 @@
 
 #include "pcsamp/kernel_lines.h"
 
-#define HT_PCSAMP_PERIOD_DEFAULT 250000ull /* ns: 4 kHz of a kernel thread's CPU time */
-#define HT_PCSAMP_PERIOD_MIN	 10000ull  /* the CPU sampler's highest rate, 100 kHz */
-#define HT_PCSAMP_PERIOD_MAX	 1000000000ull
-#define HT_PCSAMP_POCL_CACHE	 "pocl-cache" /* PoCL's kernel cache, in the trace directory */
+#define HT_PCSAMP_PERIOD_DEFAULT                                                                   \
+	1000000ull /* ns: 1 kHz of a kernel thread's CPU time (see bench/opencl.sh) */
+#define HT_PCSAMP_PERIOD_MIN 10000ull /* the CPU sampler's highest rate, 100 kHz */
+#define HT_PCSAMP_PERIOD_MAX 1000000000ull
+#define HT_PCSAMP_POCL_CACHE "pocl-cache" /* PoCL's kernel cache, in the trace directory */
 
 /*
  * Checks --pc-sampling's value (NULL: the option without one) and sets *ns.

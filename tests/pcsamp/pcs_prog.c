@@ -4,12 +4,16 @@
  * are numbered in the comments of `src`; pcsamp_pocl.sh asserts them), a
  * third kernel too short to be sampled, and a checksum of every result so
  * that traced and untraced runs can be compared byte for byte.
- *   pcs_prog [N]   N: loop trips per work-item (default 40000)
+ *   pcs_prog [N [time]]   N: loop trips per work-item (default 40000); time:
+ *                         also print the two hot kernels' time, enqueue to
+ *                         clFinish (bench/opencl.sh's pcsampling line)
  */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 static const char *src =
     "__kernel void hot_a(__global float *x, int n) {\n"				/* 1 */
@@ -40,7 +44,7 @@ static const char *src =
 
 int main(int argc, char **argv)
 {
-	int n = argc > 1 ? atoi(argv[1]) : 40000;
+	int n = argc > 1 ? atoi(argv[1]) : 40000, timed = argc > 2 && !strcmp(argv[2], "time");
 	cl_platform_id plat;
 	cl_device_id dev;
 	cl_int err;
@@ -52,6 +56,7 @@ int main(int argc, char **argv)
 	size_t global = N_ITEMS;
 	static float x[N_ITEMS];
 	double sum = 0;
+	struct timespec t0, t1;
 
 	for (int i = 0; i < N_ITEMS; i++)
 		x[i] = (float)(i % 97) / 97.0f;
@@ -77,13 +82,30 @@ int main(int argc, char **argv)
 	CHECK(clSetKernelArg(kb, 0, sizeof buf, &buf));
 	CHECK(clSetKernelArg(kb, 1, sizeof n, &n));
 	CHECK(clSetKernelArg(kt, 0, sizeof buf, &buf));
+	if (timed) { /* PoCL compiles a kernel at its first launch: not in the timed span */
+		int zero = 0;
+
+		CHECK(clSetKernelArg(ka, 1, sizeof zero, &zero));
+		CHECK(clSetKernelArg(kb, 1, sizeof zero, &zero));
+		CHECK(clEnqueueNDRangeKernel(q, ka, 1, NULL, &global, NULL, 0, NULL, NULL));
+		CHECK(clEnqueueNDRangeKernel(q, kb, 1, NULL, &global, NULL, 0, NULL, NULL));
+		CHECK(clFinish(q));
+		CHECK(clSetKernelArg(ka, 1, sizeof n, &n));
+		CHECK(clSetKernelArg(kb, 1, sizeof n, &n));
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	CHECK(clEnqueueNDRangeKernel(q, ka, 1, NULL, &global, NULL, 0, NULL, NULL));
 	CHECK(clEnqueueNDRangeKernel(q, kb, 1, NULL, &global, NULL, 0, NULL, NULL));
+	CHECK(clFinish(q));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	CHECK(clEnqueueNDRangeKernel(q, kt, 1, NULL, &global, NULL, 0, NULL, NULL));
 	CHECK(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, sizeof x, x, 0, NULL, NULL));
 	for (int i = 0; i < N_ITEMS; i++)
 		sum += x[i];
 	printf("pcs_prog: checksum %.9e first %a last %a\n", sum, x[0], x[N_ITEMS - 1]);
+	if (timed)
+		printf("pcsampling_kernel_ns %.0f\n",
+		       (t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec));
 	clReleaseMemObject(buf);
 	clReleaseKernel(ka);
 	clReleaseKernel(kb);
