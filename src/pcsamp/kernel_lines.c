@@ -617,6 +617,11 @@ int ht_kernel_lines_compute(struct ht_trace *t, struct ht_kernel_lines *kl,
 		err->offset = HT_NO_OFFSET;
 		snprintf(err->msg, sizeof err->msg, "out of memory");
 	}
+	for (size_t i = 0; i < kl->nkernels; i++) {
+		const struct ht_proc_info *pi = ht_timeline_proc(&tl, kl->kernels[i].proc);
+
+		kl->kernels[i].pid = pi ? pi->pid : 0;
+	}
 	/* the sources stay readable after the timeline closes */
 	for (size_t i = 0; i < kl->nkernels; i++)
 		if (kl->kernels[i].source &&

@@ -21,6 +21,7 @@
 #define HT_PCSAMP_KERNEL_LINES_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "analysis/trace.h"
 #include "common/map.h"
@@ -60,7 +61,8 @@ struct ht_kl_kernel {
 	uint64_t outside;   /* samples while only other kernels' launches ran */
 	uint64_t launches, launches_sampled, device_ns;
 	int stalls_known; /* the device reports stall reasons */
-	uint32_t proc;	  /* the first process it was seen in */
+	uint32_t proc;	  /* the first process it was seen in (index), and its pid */
+	int32_t pid;
 };
 
 struct ht_kernel_lines {
@@ -97,6 +99,15 @@ struct ht_kernel_lines {
 int ht_kernel_lines_compute(struct ht_trace *t, struct ht_kernel_lines *kl,
 			    struct ht_read_error *err);
 void ht_kernel_lines_release(struct ht_kernel_lines *kl);
+
+/*
+ * The view's part (view_lines.c): ",\"kernel_lines\":[...]", per kernel with
+ * samples its pid, name and file (string ids from intern), source text (or
+ * null), whether stall reasons are known, [line, samples] pairs and
+ * ["0xaddr", samples] pairs of its hottest instructions.
+ */
+int ht_kernel_lines_view_json(FILE *f, struct ht_trace *t, uint32_t (*intern)(void *, const char *),
+			      void *arg, struct ht_read_error *err);
 
 /* Return: the text of line `line` (1-based) of source, its length in *len; NULL if none. */
 const char *ht_kl_source_line(const char *source, int line, int *len);

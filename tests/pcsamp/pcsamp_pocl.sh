@@ -31,6 +31,42 @@ grep -q "kernel 'tiny': no PC samples" r.txt || fail "the unsampled kernel's lin
 "$HT" report --format csv t | grep -q '^kernel_source_line,hot_b,"\?<program 0x[0-9a-f]*>"\?,11,' ||
 	fail "csv rows"
 
+# the view: the page's kernel_lines data, and a kernel's source with a bar per
+# line when it is selected as a click would (#kernel=hot_b), in headless Chromium
+"$HT" view t -o v.html 2>view.err || fail "view failed: $(cat view.err)"
+python3 - v.html <<'EOF' || fail "the view's kernel lines"
+import json, re, sys
+d = json.loads(re.search(r'id="ht-data">(.*?)</script>', open(sys.argv[1]).read(), re.S).group(1))
+S = d["strings"]
+k = {S[x["kernel"]]: x for x in d["kernel_lines"]}
+if set(k) != {"hot_a", "hot_b"}:
+    sys.exit("kernels: %r" % sorted(k))
+for name, line in (("hot_a", 4), ("hot_b", 11)):
+    x = k[name]
+    top = max(x["lines"], key=lambda l: l[1])
+    if top[0] != line or x["stalls"] != 0 or "__kernel void hot_a" not in x["source"]:
+        sys.exit("%s: %r" % (name, {a: x[a] for a in ("lines", "stalls")}))
+EOF
+chromium=$(command -v chromium || true)
+if [ -n "$chromium" ]; then
+	timeout 50 "$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--no-first-run --disable-component-update --disable-sync --user-data-dir="$WORK/chrome" \
+		--dump-dom "file://$WORK/v.html#kernel=hot_b" >dom.html 2>dom.log ||
+		fail "chromium failed: $(tail -3 dom.log)"
+	grep -q 'data-ready="1"' dom.html || fail "the page's script did not finish"
+	details=$(grep -o '<div id="details">.*' dom.html)
+	grep -q 'PC samples (stall reasons: not available on this device)' <<<"$details" ||
+		fail "the details of hot_b: $details"
+	# one row per line of the program (14), line 11's bar the widest (100%)
+	[ "$(grep -o '<div class="pcl">' <<<"$details" | wc -l)" = 1 ] || fail "one source panel expected"
+	rows=$(grep -o '<div class="pcl">.*' <<<"$details" | grep -o '<div><span>[0-9]*</span>' | wc -l)
+	assert_eq "$rows" 14 "source rows in the view"
+	grep -qE '<div><span>11</span><span title="[0-9,]+ samples \([0-9.]+%\)"><i style="width: 100%;">' <<<"$details" ||
+		fail "line 11's bar: $(grep -o '<div><span>11</span>.\{0,120\}' <<<"$details")"
+	grep -qE '<div><span>4</span><span title="0 samples \(0.0%\)"><i style="width: 0%;">' <<<"$details" ||
+		fail "line 4 (hot_a's) has no bar in hot_b: $(grep -o '<div><span>4</span>.\{0,120\}' <<<"$details")"
+fi
+
 # without --pc-sampling: no section, an empty key
 "$HT" record -q -o u -- "$PCS" 10 >/dev/null 2>&1 || fail "record without --pc-sampling failed"
 "$HT" report --format json u >u.json || fail "report json failed"
