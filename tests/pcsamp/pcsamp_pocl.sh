@@ -67,6 +67,14 @@ if [ -n "$chromium" ]; then
 		fail "line 4 (hot_a's) has no bar in hot_b: $(grep -o '<div><span>4</span>.\{0,120\}' <<<"$details")"
 fi
 
+# --force replaces a trace with its PoCL cache; a link in that cache is not PoCL's: refused
+ln -s /etc/passwd t/pocl-cache/stranger
+"$HT" record -q -f --pc-sampling -o t -- "$PCS" 10 >/dev/null 2>err.txt && fail "--force took a trace holding a link"
+grep -q "holds 'pocl-cache/stranger'" err.txt || fail "the refusal: $(cat err.txt)"
+rm t/pocl-cache/stranger
+"$HT" record -q -f --pc-sampling -o t -- "$PCS" 10 >/dev/null 2>err.txt || fail "--force over a pc-sampling trace: $(cat err.txt)"
+check_valid t
+
 # without --pc-sampling: no section, an empty key
 "$HT" record -q -o u -- "$PCS" 10 >/dev/null 2>&1 || fail "record without --pc-sampling failed"
 "$HT" report --format json u >u.json || fail "report json failed"
