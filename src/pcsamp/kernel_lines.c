@@ -393,6 +393,8 @@ static struct ht_kl_launch *running(struct ht_kernel_lines *kl, uint32_t proc, u
  */
 static int link_samples(struct ht_kernel_lines *kl, const struct ht_timeline *tl)
 {
+	if (!kl->nlaunches)
+		return 0; /* no launch: no sample of a kernel */
 	qsort(kl->launches, kl->nlaunches, sizeof *kl->launches, by_launch);
 	for (size_t i = 0; i < kl->npending; i++) {
 		const struct ht_kl_sample *s = &kl->pending[i];
@@ -468,9 +470,13 @@ static int stall_cmp(const void *a, const void *b)
 static int sort_all(struct ht_kernel_lines *kl)
 {
 	struct ht_kl_kernel *old = kl->kernels;
-	uint32_t *idx = calloc(kl->nkernels + 1, sizeof *idx);
-	struct ht_kl_kernel *sorted = malloc((kl->nkernels + 1) * sizeof *sorted);
+	uint32_t *idx;
+	struct ht_kl_kernel *sorted;
 
+	if (!kl->nkernels)
+		return 0; /* no kernel: no line, no instruction either */
+	idx = calloc(kl->nkernels, sizeof *idx);
+	sorted = malloc(kl->nkernels * sizeof *sorted);
 	if (!idx || !sorted) {
 		free(idx);
 		free(sorted);
@@ -485,13 +491,16 @@ static int sort_all(struct ht_kernel_lines *kl)
 				break;
 			}
 	rank_of = idx;
-	qsort(kl->lines, kl->nlines, sizeof *kl->lines, line_cmp);
-	qsort(kl->insns, kl->ninsns, sizeof *kl->insns, insn_cmp);
+	if (kl->nlines)
+		qsort(kl->lines, kl->nlines, sizeof *kl->lines, line_cmp);
+	if (kl->ninsns)
+		qsort(kl->insns, kl->ninsns, sizeof *kl->insns, insn_cmp);
 	rank_of = NULL;
 	for (size_t i = 0; i < kl->nlines; i++) {
 		kl->lines[i].kernel = idx[kl->lines[i].kernel];
-		qsort(kl->lines[i].stalls, kl->lines[i].nstalls, sizeof *kl->lines[i].stalls,
-		      stall_cmp);
+		if (kl->lines[i].nstalls)
+			qsort(kl->lines[i].stalls, kl->lines[i].nstalls,
+			      sizeof *kl->lines[i].stalls, stall_cmp);
 	}
 	for (size_t i = 0; i < kl->ninsns; i++)
 		kl->insns[i].kernel = idx[kl->insns[i].kernel];
