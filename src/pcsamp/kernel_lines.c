@@ -147,6 +147,23 @@ static int pocl_kernel_name(const char *fn, const struct ht_stacks *st, char *ou
 	return 1;
 }
 
+/*
+ * An instruction of _pocl_kernel_NAME itself (when LLVM did not inline it
+ * into its launcher): its line table names the function NAME, as the
+ * source does, in PoCL's object NAME.so.
+ */
+static int kernel_itself(const char *path, const char *fn, char *out, size_t cap)
+{
+	const char *base = strrchr(path, '/');
+	size_t n = strlen(fn);
+
+	base = base ? base + 1 : path;
+	if (strncmp(base, fn, n) || strcmp(base + n, ".so"))
+		return 0;
+	snprintf(out, cap, "%s", fn);
+	return 1;
+}
+
 /* What a sampled instruction resolved to (cached per process and frame). */
 struct resolved {
 	uint32_t kernel; /* NO_KERNEL: not a kernel's instruction */
@@ -216,7 +233,8 @@ static int resolve(struct ht_kernel_lines *kl, unsigned int proc, const struct h
 		return 0;
 	n = ht_symbols_resolve(kl->sym, m->path, m->build_id, ht_frame_addr(frame), 0, sf,
 			       HT_SYM_INLINE_MAX);
-	if (n < 1 || !pocl_kernel_name(sf[n - 1].function, pi->stacks, name, sizeof name))
+	if (n < 1 || (!pocl_kernel_name(sf[n - 1].function, pi->stacks, name, sizeof name) &&
+		      !kernel_itself(m->path, sf[n - 1].function, name, sizeof name)))
 		return 0;
 	line = program_line(sf, n);
 	if (!line)
