@@ -5,8 +5,9 @@
  * the command with perf_event (src/sampling) and points PoCL's kernel cache
  * into the trace with -g added to every build (src/pcsamp/options.c), so
  * the objects stay, with line tables, where the analysis finds them. The
- * -g changes no code: hetrace's test compares the kernels' machine code
- * built with and without it (identical on PoCL 3.1 / LLVM 15).
+ * -g changes no code: the .text of a kernel object built with and without
+ * it was byte-identical when measured (PoCL 3.1 / LLVM 15), and the tests
+ * compare the program's output traced and untraced byte for byte.
  *
  * What this file adds is what the analysis cannot get elsewhere: the
  * program source text as the application passed it (the line table names

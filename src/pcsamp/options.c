@@ -12,8 +12,8 @@
  * objects travel with the trace and a kernel the user's own cache holds
  * without line tables is compiled afresh; "-g" is added to the options.
  * The machine code does not change with -g (the .text of a kernel object
- * built with and without it is byte-identical here), so neither do the
- * program's results. On CUDA the period goes to CUPTI (src/cuda/pcsamp.c).
+ * built with and without it was byte-identical when measured), so neither
+ * do the program's results (the tests compare its output traced and not). On CUDA the period goes to CUPTI (src/cuda/pcsamp.c).
  */
 #include <errno.h>
 #include <stdio.h>

@@ -1,16 +1,17 @@
 /*
  * Lines for the instructions of PoCL's work-group launchers (see
- * pocl_code.h). Measured on PoCL 3.1 / LLVM 15 with a one-line hot loop:
- * every sample of the kernel lands in _pocl_kernel_NAME_workgroup, whose
- * inlined copy of the loop is byte-identical to the one in
- * _pocl_kernel_NAME (the line-table copy) except for its addresses, so a
- * window of ±16 bytes around the sampled instruction matches one place of
- * the kernel function. Registers differ between the two copies (the
- * launcher holds the arguments elsewhere), so instructions are compared
- * by their kind (capstone's instruction id: vfmadd213ss, dec, jne, ...),
- * not their bytes: the sampled instruction and its neighbours, up to 4 on
- * each side, against every place of the kernel function. An unrolled loop
- * matches at each of its copies; they carry the same line.
+ * pocl_code.h). Measured on PoCL 3.1 / LLVM 15 with a one-line hot loop
+ * (tests/pcsamp's pcs_prog): every sample of the kernel lands in
+ * _pocl_kernel_NAME_workgroup, whose inlined copy of the loop has the
+ * same instructions as the one in _pocl_kernel_NAME (the copy with a line
+ * table) but other registers (the launcher holds the arguments elsewhere)
+ * and other padding, so bytes do not match while instruction kinds do.
+ * Instructions are compared by capstone's instruction id (vfmadd213ss,
+ * dec, jne, ...): the sampled one and its neighbours, up to 4 on each
+ * side, against every place of the kernel function; the places with the
+ * most neighbours alike (at least 3) are its matches. An unrolled loop
+ * matches at each of its copies, which carry the same line; matches that
+ * disagree on the line give none (kernel_lines.c).
  */
 #ifdef HT_HAVE_CAPSTONE
 #include <capstone/capstone.h>
