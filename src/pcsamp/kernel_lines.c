@@ -317,7 +317,7 @@ static int launch(struct ht_kernel_lines *kl, const struct ht_tl_record *r)
 		    kl->nlaunches + 1))
 		return nomem();
 	kl->launches[kl->nlaunches++] =
-	    (struct ht_kl_launch){r->proc, k, r->ts, r->timed ? r->end : r->ts, 0};
+	    (struct ht_kl_launch){r->proc, k, r->ts, r->timed ? r->end : r->ts, r->corr, 0};
 	return 0;
 }
 
@@ -350,6 +350,12 @@ static int pc_record(struct ht_kernel_lines *kl, const struct ht_tl_record *r)
 	if (k == NO_KERNEL)
 		return nomem();
 	kl->kernels[k].stalls_known = 1;
+	{
+		uint64_t key[2] = {r->proc, r->corr};
+
+		if (r->corr && !ht_map_bytes(&kl->pc_corrs, key, sizeof key, 1, NULL))
+			return nomem();
+	}
 	v = pc_line_slot(kl, r, 0);
 	res = v ? (struct resolved *)(uintptr_t)*v : NULL;
 	if (res && res->file && res->file[0])
@@ -413,6 +419,15 @@ static int link_samples(struct ht_kernel_lines *kl, const struct ht_timeline *tl
 {
 	if (!kl->nlaunches)
 		return 0; /* no launch: no sample of a kernel */
+	for (size_t i = 0; kl->pc_corrs.n && i < kl->nlaunches; i++) { /* CUDA: by corr */
+		struct ht_kl_launch *l = &kl->launches[i];
+		uint64_t key[2] = {l->proc, l->corr};
+
+		if (l->corr && !l->sampled && ht_map_find_bytes(&kl->pc_corrs, key, sizeof key)) {
+			l->sampled = 1;
+			kl->kernels[l->kernel].launches_sampled++;
+		}
+	}
 	qsort(kl->launches, kl->nlaunches, sizeof *kl->launches, by_launch);
 	for (size_t i = 0; i < kl->npending; i++) {
 		const struct ht_kl_sample *s = &kl->pending[i];
@@ -707,6 +722,7 @@ void ht_kernel_lines_release(struct ht_kernel_lines *kl)
 		if (*v > 1)
 			ht_pocl_code_close((struct ht_pocl_code *)(uintptr_t)*v);
 	ht_map_release(&kl->codes);
+	ht_map_release(&kl->pc_corrs);
 	ht_symbols_destroy(kl->sym);
 	memset(kl, 0, sizeof *kl);
 }

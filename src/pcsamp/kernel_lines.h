@@ -80,7 +80,8 @@ struct ht_kernel_lines {
 	uint64_t samples; /* PC samples in all */
 	/* while computing */
 	struct ht_map pool, kernel_of, line_of, insn_of, resolved, pc_lines;
-	struct ht_map codes; /* PoCL kernel objects mapped for matching (pocl_code.h) */
+	struct ht_map codes;	/* PoCL kernel objects mapped for matching (pocl_code.h) */
+	struct ht_map pc_corrs; /* (process, corr) of the launches CUDA's samples name */
 	struct ht_kl_sample {
 		uint32_t proc;
 		uint64_t ts, frame;
@@ -88,7 +89,7 @@ struct ht_kernel_lines {
 	size_t npending, cappending;
 	struct ht_kl_launch {
 		uint32_t proc, kernel;
-		uint64_t ts, end;
+		uint64_t ts, end, corr;
 		int sampled;
 	} * launches;
 	size_t nlaunches, caplaunches;
