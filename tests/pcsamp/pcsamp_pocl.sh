@@ -2,8 +2,8 @@
 # each kernel's hottest line is its loop's line of the program string, the
 # program's output is byte-identical traced and untraced, the trace passes
 # hetrace check and babeltrace2, the report shows the lines with their text
-# and says a CPU device has no stall reasons, and the kernel too short to
-# be sampled gets one line.
+# and says a CPU device has no stall reasons, and kernels too short to be
+# sampled get one line each.
 . "$(dirname "$0")/../integration/lib.sh"
 export POCL_DEVICES=basic
 . "$(dirname "$0")/pcslib.sh"
@@ -27,7 +27,6 @@ grep -q '^Kernel hot lines' r.txt || fail "no hot-lines section: $(tail -20 r.tx
 grep -qE '^ +4 +[0-9]+ +[0-9.]+%  for \(int k = 0; k < n; k\+\+\) v = v \* 1.0001f \+ 0.5f;' r.txt ||
 	fail "hot_a's line with its text: $(grep -A6 'kernel hot_a' r.txt)"
 grep -q 'stall reasons: not available on this device' r.txt || fail "stall reasons line"
-grep -q "kernel 'tiny': no PC samples" r.txt || fail "the unsampled kernel's line: $(tail -5 r.txt)"
 "$HT" report --format csv t | grep -q '^kernel_source_line,hot_b,"\?<program 0x[0-9a-f]*>"\?,11,' ||
 	fail "csv rows"
 
@@ -66,6 +65,16 @@ if [ -n "$chromium" ]; then
 	grep -qE '<div><span>4</span><span title="0 samples \(0.0%\)"><i style="width: 0%;">' <<<"$details" ||
 		fail "line 4 (hot_a's) has no bar in hot_b: $(grep -o '<div><span>4</span>.\{0,120\}' <<<"$details")"
 fi
+
+# kernels too short to be sampled (10 trips, a period of 1 s): one line each, the rest recorded
+"$HT" record -q --pc-sampling=1s -o s -- "$PCS" 10 >/dev/null 2>err.txt || fail "record at 1s: $(cat err.txt)"
+"$HT" report s >s.txt || fail "report failed"
+for k in hot_a hot_b tiny; do
+	assert_eq "$(grep -c "kernel '$k': no PC samples: its 1 launch(es) ran .* too short for a sampling period of 1000.000 ms" s.txt)" 1 "the line of unsampled kernel $k"
+done
+"$HT" report --format json s >s.json || fail "report json failed"
+json_check s.json 'if d["kernel_source_lines"] != []: fail("lines from an unsampled run")'
+json_check s.json 'if not any(k["name"] == "tiny" for k in d["kernels"]): fail("the kernels are recorded")'
 
 # --force replaces a trace with its PoCL cache; a link in that cache is not PoCL's: refused
 ln -s /etc/passwd t/pocl-cache/stranger
