@@ -37,8 +37,18 @@
 # work-group in 100000 (--memory-access-sample): the instrumented kernel's own
 # cost with next to nothing through the channel; memtrace_instr_x is its ratio.
 #
+# The pcsampling line: device PC sampling's cost on a compute-bound kernel
+# (tests/pcsamp's pcs_prog: two kernels, 4096 work-items of a 40000-trip
+# dependent multiply-add loop, ~0.7 s on the basic device), untraced and
+# under `record --pc-sampling` at its default period (1 ms), runs
+# interleaved; pcsampling_kernel_pct is the slowdown of the median time
+# from the first enqueue to clFinish, in per cent of the untraced median.
+# The traced run's PoCL cache is the trace's (compiled afresh each run, -g
+# added): the compile happens at clBuildProgram, outside the timed span.
+#
 #   bench/opencl.sh BUILD_DIR        (REPS=7 SCALE=1 MT_N=262144 by default;
-#                                     basic device: 10 x SCALE; ONLY=memtrace: that line alone)
+#                                     basic device: 10 x SCALE; ONLY=memtrace
+#                                     or ONLY=pcsampling: that line alone)
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 reps=${REPS:-7}
@@ -102,8 +112,46 @@ print("opencl-bench-memtrace: memtrace_kernel_x=%.1f memtrace_cpu_x=%.1f records
           n))
 EOF
 }
+pcsampling() { # the pcsampling line (see above)
+	local p=$build/bin/pcs_prog r
+	if [ ! -x "$p" ]; then
+		echo "opencl-bench-pcsampling: not run ($p not built)"
+		return 0
+	fi
+	POCL_DEVICES=basic "$p" 1000 >/dev/null # warm PoCL's kernel cache
+	for r in $(seq 1 "$reps"); do
+		POCL_DEVICES=basic "$p" 40000 time >"$work/pcs.base.$r"
+		POCL_DEVICES=basic "$build/bin/hetrace" record -q --pc-sampling -o "$work/tdir.pcs.$r" \
+			-- "$p" 40000 time >"$work/pcs.trace.$r"
+		rm -rf "$work/tdir.pcs.$r"
+	done
+	/usr/bin/env python3 - "$work" "$reps" <<'EOF'
+import glob, os, statistics, sys
+work, reps = sys.argv[1], int(sys.argv[2])
+v = {}
+for c in ("base", "trace"):
+    for f in glob.glob(os.path.join(work, "pcs.%s.*" % c)):
+        for line in open(f):
+            if line.startswith("pcsampling_kernel_ns "):
+                v.setdefault(c, []).append(float(line.split()[1]))
+b, t = v["base"], v["trace"]
+mb, mt = statistics.median(b), statistics.median(t)
+print("pcsampling: two compute-bound kernels, ns from enqueue to clFinish, median [min-max] "
+      "of %d runs" % reps)
+print("  untraced             %12.0f [%.0f-%.0f]" % (mb, min(b), max(b)))
+print("  record --pc-sampling %12.0f [%.0f-%.0f]" % (mt, min(t), max(t)))
+pct = (mt / mb - 1) * 100
+print("opencl-bench-pcsampling: pcsampling_kernel_pct=%.1f base_kernel_ns=%.0f "
+      "traced_kernel_ns=%.0f (basic device, default period 1ms)" % (pct, mb, mt))
+open(os.path.join(work, "pcs.pct"), "w").write("%.1f\n" % pct)
+EOF
+}
 if [ "${ONLY:-}" = memtrace ]; then
 	memtrace
+	exit
+fi
+if [ "${ONLY:-}" = pcsampling ]; then
+	pcsampling
 	exit
 fi
 
@@ -144,6 +192,8 @@ for r in $(seq 1 "$reps"); do
 		"$bench" "$scale" stacks >"$work/stacks.basic.$r"
 	rm -rf "$work/tdir.inproc.$r" "$work/tdir.stacks.$r"
 done
+
+pcsampling >"$work/pcs.out"
 
 /usr/bin/env python3 - "$work" "$reps" <<'EOF'
 import statistics, sys, glob, os
@@ -221,9 +271,12 @@ print("opencl-bench-session: preloaded with the session variables, no session ru
       "(ns over base per synchronous call): " + " ".join(
           "%s/%s=%.1f" % (dev, t, d(t, "session", dev)) for dev in ("basic", "pthread")
           for t in ("clGetPlatformIDs", "clGetDeviceInfo")))
+print()
+sys.stdout.write(open(os.path.join(work, "pcs.out")).read())
+pcs = os.path.join(work, "pcs.pct")
 print("\nopencl-bench: preload_ns=%.1f session_idle_ns=%.1f trace_sync_ns=%.1f "
-      "trace_read4k_ns=%.1f trace_kernel_ns=%.1f callstack_kernel_ns=%.1f" % (
+      "trace_read4k_ns=%.1f trace_kernel_ns=%.1f callstack_kernel_ns=%.1f pcsampling_kernel_pct=%s" % (
           sync_pre, sync_idle, sync_tr, d("read_4KiB", "trace"), d("kernel_finish", "trace"),
-          statistics.median(stk)))
+          statistics.median(stk), open(pcs).read().strip() if os.path.exists(pcs) else "nan"))
 EOF
 memtrace

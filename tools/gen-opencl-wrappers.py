@@ -149,8 +149,10 @@ HOOKS = {
     "clEnqueueNativeKernel": {"extra": "ht_cl_cmd_native(&c);"},
     # memory-access tracing (src/memtrace/cl_glue.h): programs, kernels and their arguments
     "clCreateProgramWithSource": {
-        "post": "ht_cl_mt_program_source(ret, context, count, strings, lengths);"},
-    "clBuildProgram": {"post": "ht_cl_mt_program_built(program, options, ret);"},
+        "post": "ht_cl_mt_program_source(ret, context, count, strings, lengths);\n"
+                "\tht_cl_pc_program_source(ret, count, strings, lengths);"},
+    "clBuildProgram": {"post": "ht_cl_mt_program_built(program, options, ret);\n"
+                               "\tht_cl_pc_program_built(program, ret);"},
     "clCreateKernelsInProgram": {
         "post": "ht_cl_mt_kernels_created(program, num_kernels, kernels, num_kernels_ret, ret);"},
     "clCloneKernel": {"post": "ht_cl_mt_kernel_cloned(ret, source_kernel);"},
@@ -573,6 +575,7 @@ def main():
            " * (resolved lazily on first use) or ht_cl_ext_real (set by extension lookups).",
            " */",
            "#include \"opencl/interpose.h\"",
+           "#include \"opencl/pcsamp.h\"",
            ""]
     gen_source(funcs, src)
     src.append("")

@@ -16,6 +16,7 @@ pkgs=(
 	protobuf-compiler
 	libclang-14-dev
 	libdw-dev libelf-dev
+	libcapstone-dev
 	chromium
 	libsqlite3-dev sqlite3
 )

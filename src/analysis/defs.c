@@ -117,7 +117,8 @@ static void define(struct ht_proc_info *p, const struct ht_event *ev)
 		if (dev < p->ndevices)
 			snprintf(p->devices[dev], sizeof p->devices[dev], "%s", u.device_info.name);
 	} else if (ev->id == HT_EV_STACK_NODE || ev->id == HT_EV_MODULE_LOAD ||
-		   ev->id == HT_EV_MODULE_UNLOAD) {
+		   ev->id == HT_EV_MODULE_UNLOAD || ev->id == HT_EV_PROGRAM_SOURCE ||
+		   ev->id == HT_EV_PROGRAM_KERNELS || ev->id == HT_EV_PC_SAMPLING) {
 		ht_stacks_define(p->stacks, ev->id, ev->payload, ev->size);
 	} else if (ev->id == HT_EV_OS_STATUS) {
 		p->os_status = 1;

@@ -52,6 +52,72 @@ static void define_module(struct ht_stacks *st, const struct ht_ev_module_load *
 	st->nmods++;
 }
 
+/* The program with handle h, the latest of that handle (a handle is reused after release). */
+static struct ht_stack_program *program(struct ht_stacks *st, uint64_t h)
+{
+	for (size_t i = st->nprogs; i > 0; i--)
+		if (st->progs[i - 1].handle == h)
+			return &st->progs[i - 1];
+	return NULL;
+}
+
+static void define_source(struct ht_stacks *st, const struct ht_ev_program_source *e)
+{
+	struct ht_stack_program *p = program(st, e->program);
+	size_t n = strlen(e->text);
+
+	if (!p || p->length != e->length || (e->offset == 0 && p->kernels)) {
+		/* a new program (its first piece, or a reused handle) */
+		if (ht_grow((void **)&st->progs, &st->capprogs, sizeof *st->progs, st->nprogs + 1))
+			return;
+		p = &st->progs[st->nprogs];
+		p->text = calloc(1, (size_t)e->length + 1);
+		if (!p->text)
+			return;
+		p->handle = e->program;
+		p->length = e->length;
+		st->nprogs++;
+	}
+	if (e->offset <= p->length && n <= p->length - e->offset)
+		memcpy(p->text + e->offset, e->text, n);
+}
+
+static void define_kernels(struct ht_stacks *st, const struct ht_ev_program_kernels *e)
+{
+	struct ht_stack_program *p = program(st, e->program);
+	char *k;
+
+	if (!p) { /* built from a binary or IL: its kernels, no text */
+		if (ht_grow((void **)&st->progs, &st->capprogs, sizeof *st->progs, st->nprogs + 1))
+			return;
+		p = &st->progs[st->nprogs++];
+		p->handle = e->program;
+	}
+	k = strdup(e->names);
+	if (!k)
+		return;
+	free(p->kernels);
+	p->kernels = k;
+}
+
+const struct ht_stack_program *ht_stacks_program_of(const struct ht_stacks *st, const char *kernel)
+{
+	size_t n = strlen(kernel);
+
+	for (size_t i = st ? st->nprogs : 0; i > 0; i--) {
+		const char *k = st->progs[i - 1].kernels;
+
+		while (k && *k) {
+			size_t len = strcspn(k, ";");
+
+			if (len == n && !memcmp(k, kernel, n))
+				return &st->progs[i - 1];
+			k += len + (k[len] == ';');
+		}
+	}
+	return NULL;
+}
+
 void ht_stacks_define(struct ht_stacks *st, uint32_t id, const uint8_t *payload, size_t size)
 {
 	union ht_ev_any u;
@@ -70,6 +136,23 @@ void ht_stacks_define(struct ht_stacks *st, uint32_t id, const uint8_t *payload,
 			for (size_t i = 0; i < st->nmods; i++)
 				if (st->mods[i].id == u.module_unload.id)
 					st->mods[i].unloaded_ns = u.module_unload.ns;
+		break;
+	case HT_EV_PROGRAM_SOURCE:
+		if (ht_ev_program_source_get(&u.program_source, payload, size) >= 0)
+			define_source(st, &u.program_source);
+		break;
+	case HT_EV_PROGRAM_KERNELS:
+		if (ht_ev_program_kernels_get(&u.program_kernels, payload, size) >= 0)
+			define_kernels(st, &u.program_kernels);
+		break;
+	case HT_EV_PC_SAMPLING:
+		if (ht_ev_pc_sampling_get(&u.pc_sampling, payload, size) >= 0 && !st->pc.asked) {
+			st->pc.asked = 1;
+			st->pc.error = u.pc_sampling.error;
+			st->pc.period = u.pc_sampling.period;
+			snprintf(st->pc.method, sizeof st->pc.method, "%s", u.pc_sampling.method);
+			snprintf(st->pc.reason, sizeof st->pc.reason, "%s", u.pc_sampling.reason);
+		}
 		break;
 	case HT_EV_COUNTER_NAME:
 		if (ht_ev_counter_name_get(&u.counter_name, payload, size) >= 0 &&
@@ -110,6 +193,11 @@ void ht_stacks_release(struct ht_stacks *st)
 		free(st->mods[i].path);
 	for (int i = 0; i < 256; i++)
 		free(st->counters[i]);
+	for (size_t i = 0; i < st->nprogs; i++) {
+		free(st->progs[i].text);
+		free(st->progs[i].kernels);
+	}
+	free(st->progs);
 	free(st->mods);
 	free(st->node);
 	ht_map_release(&st->nodes);

@@ -39,9 +39,26 @@ struct ht_stacks {
 	struct ht_stack_module *mods;
 	size_t nmods, capmods;
 	char *counters[256]; /* sampled counters' names by index (counter_name) */
+	/* OpenCL programs built from source (program_source, program_kernels), in order */
+	struct ht_stack_program {
+		uint64_t handle;
+		char *text; /* length bytes + NUL; pieces not written stay NUL */
+		uint32_t length;
+		char *kernels; /* ';'-separated names once built, else NULL */
+	} * progs;
+	size_t nprogs, capprogs;
+	/* PC sampling as the process noted it (pc_sampling): asked = 1 when it did */
+	struct ht_stack_pcsamp {
+		int asked, error;
+		uint64_t period;
+		char method[256], reason[256];
+	} pc;
 };
 
-/* Takes a definition event (stack_node, module_load/unload, counter_name); others are ignored. */
+/*
+ * Takes a definition event (stack_node, module_load/unload, counter_name,
+ * pc_sampling, program_source, program_kernels); others are ignored.
+ */
 void ht_stacks_define(struct ht_stacks *st, uint32_t id, const uint8_t *payload, size_t size);
 
 /*
@@ -59,6 +76,9 @@ static inline int ht_stacks_any(const struct ht_stacks *st)
 {
 	return st && (st->n || st->nmods);
 }
+
+/* Return: the latest program whose kernels include `kernel` (NULL: none). */
+const struct ht_stack_program *ht_stacks_program_of(const struct ht_stacks *st, const char *kernel);
 
 void ht_stacks_release(struct ht_stacks *st);
 

@@ -898,6 +898,42 @@ static int mem_event(struct ht_timeline *tl, unsigned int si, const struct ht_ev
 	return 0;
 }
 
+/* A device PC-sample event (CUDA's) as its HT_TL_PC_* record. */
+static int pc_event(struct ht_timeline *tl, unsigned int si, const struct ht_evref *e,
+		    const uint8_t *q, int *have)
+{
+	struct ht_tl_record *r = &tl->rec;
+	const struct ht_proc_info *pi = tl->streams[si].pi;
+	union ht_ev_any u;
+	int line = e->id == HT_EV_PC_LINE;
+
+	if (tl->opts.skip & (1u << (line ? HT_TL_PC_LINE : HT_TL_PC_SAMPLE)))
+		return 0;
+	memset(&r->pc, 0, sizeof r->pc);
+	if (line) {
+		if (ht_ev_pc_line_get(&u.pc_line, q, e->size) < 0)
+			return 0;
+		base(r, HT_TL_PC_LINE, tl, si, e->ts);
+		r->name = ht_proc_string(pi, u.pc_line.function);
+		r->pc.module = u.pc_line.module;
+		r->pc.pc = u.pc_line.pc;
+		r->pc.file = ht_proc_string(pi, u.pc_line.file);
+		r->pc.line = u.pc_line.line;
+	} else {
+		if (ht_ev_pc_sample_get(&u.pc_sample, q, e->size) < 0)
+			return 0;
+		base(r, HT_TL_PC_SAMPLE, tl, si, e->ts);
+		r->corr = u.pc_sample.corr;
+		r->name = ht_proc_string(pi, u.pc_sample.function);
+		r->pc.module = u.pc_sample.module;
+		r->pc.pc = u.pc_sample.pc;
+		r->pc.stall = u.pc_sample.stall ? ht_proc_string(pi, u.pc_sample.stall) : NULL;
+		r->count = u.pc_sample.samples;
+	}
+	*have = 1;
+	return 0;
+}
+
 /*
  * Turns one event into records: tl->rec (*have set) and/or the out queue.
  * A payload its class's decoder refuses cannot occur: the pipeline walked
@@ -918,6 +954,8 @@ static int take(struct ht_timeline *tl, unsigned int si, const struct ht_evref *
 			return device_command(tl, si, e->ts, &u.device_command, have);
 		if (e->id >= HT_EV_MEM_SITE && e->id <= HT_EV_MEM_LAUNCH_END)
 			return mem_event(tl, si, e, q, have);
+		if (e->id == HT_EV_PC_LINE || e->id == HT_EV_PC_SAMPLE)
+			return pc_event(tl, si, e, q, have);
 		if (e->id == HT_EV_CLOCK_PAIR && tl->opts.meta &&
 		    ht_ev_clock_pair_get(&u.clock_pair, q, e->size) >= 0) {
 			base(r, HT_TL_CLOCK_PAIR, tl, si, e->ts);

@@ -114,6 +114,16 @@ enum ht_tl_kind {
 	 * (ht_timeline_proc()->mpi).
 	 */
 	HT_TL_MPI,
+	/*
+	 * Device PC samples (CUDA's pc_sample and pc_line, device stream): the
+	 * fields in r->pc. PC_LINE: name = the function, pc.module, pc.pc,
+	 * pc.file, pc.line; it comes before the samples that name it.
+	 * PC_SAMPLE: corr = the launch, name = the function, pc.module, pc.pc,
+	 * pc.stall (NULL: none reported), count = samples. (PoCL's PC samples
+	 * are CPU samples: HT_TL_SAMPLE; src/pcsamp/kernel_lines.h.)
+	 */
+	HT_TL_PC_LINE,
+	HT_TL_PC_SAMPLE,
 };
 
 /* What an HT_TL_MPI record is. */
@@ -207,6 +217,12 @@ struct ht_tl_record {
 		int32_t arg;
 		uint8_t kind, size;
 	} mem;
+	/* device PC-sample records only (HT_TL_PC_*): other records leave these unset */
+	struct {
+		uint64_t pc;
+		uint32_t module, line;
+		const char *file, *stall;
+	} pc;
 };
 
 struct ht_tl_device; /* per (process, device): clock map */

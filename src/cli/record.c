@@ -34,6 +34,7 @@
 #include "core/notice.h"
 #include "ring/ring.h"
 #include "memtrace/cli.h"
+#include "pcsamp/cli.h"
 #include "sampling/collect.h"
 
 static const char usage[] =
@@ -63,6 +64,11 @@ static const char usage[] =
 	"      --sample-rate HZ  CPU samples per second of each thread's CPU time, with\n"
 	"                        their call stacks (default 1000)\n"
 	"      --no-sample       no CPU sampling\n"
+	"      --pc-sampling[=PERIOD]\n"
+	"                        sample the program counter of running kernels every\n"
+	"                        PERIOD (default 1ms): PoCL's CPU devices (CPU samples\n"
+	"                        of the kernel threads, on with --no-sample too), CUDA\n"
+	"                        GPUs (CUPTI, with stall reasons); report's hot lines\n"
 	"      --counters LIST   perf counters (task-clock, page-faults, cycles, ... or PAPI\n"
 	"                        presets) read per CPU sample and at API calls and regions\n"
 	"      --delay SECONDS   start recording this long after the command starts\n"
@@ -382,11 +388,14 @@ int ht_cmd_record(int argc, char **argv)
 		{"duration", required_argument, 0, 'Y'},
 		{"capture-range", required_argument, 0, 'r'},
 		{"capture-range-end", required_argument, 0, 'e'},
+		{"pc-sampling", optional_argument, 0, 'P'},
 		{0, 0, 0, 0},
 	};
 	const char *out = NULL, *api = NULL, *mode = NULL, *buffer = NULL, *clock = NULL;
 	const char *mem = NULL, *mem_sample = NULL, *mem_buffer = NULL;
-	const char *callstacks = NULL, *rate = NULL, *counters = NULL;
+	const char *callstacks = NULL, *rate = NULL, *counters = NULL, *pc_period = NULL;
+	uint64_t pc_ns = 0;
+	int pc = 0;
 	struct ht_sampler_opts so = {.hz = HT_SAMPLE_HZ_DEFAULT};
 	struct ht_counter_spec cspec[HT_COUNTERS_MAX];
 	struct ht_sampler *sampler = NULL;
@@ -470,6 +479,10 @@ int ht_cmd_record(int argc, char **argv)
 		case 'e':
 			cap.end = optarg;
 			break;
+		case 'P':
+			pc = 1;
+			pc_period = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -499,6 +512,8 @@ int ht_cmd_record(int argc, char **argv)
 					      buffer);
 	}
 	if (ht_memtrace_options(mem, mem_sample, mem_buffer))
+		return 2;
+	if (pc && ht_pcsamp_option(pc_period, &pc_ns))
 		return 2;
 	if (clock && strcmp(clock, "tsc") && strcmp(clock, "monotonic"))
 		return ht_usage_error("record", "--clock must be tsc or monotonic, not '%s'",
@@ -620,6 +635,7 @@ int ht_cmd_record(int argc, char **argv)
 	else
 		setenv("HETRACE_OS", "0", 1);
 	ht_memtrace_setenv(mem, mem_sample, mem_buffer, libdir);
+	ht_pcsamp_setenv(pc_ns, absdir);
 	if (callstacks)
 		setenv("HETRACE_CALLSTACKS", callstacks, 1);
 	else
@@ -633,14 +649,17 @@ int ht_cmd_record(int argc, char **argv)
 	 * and enabled at its exec; the processes record their modules for them.
 	 */
 	unsetenv("HETRACE_SAMPLE");
-	if (sample || counters) {
+	if (sample || counters || pc_ns) {
 		char why[512], warn[512];
 
 		if (!sample)
 			so.hz = 1; /* counters per sample only: one a second */
+		if (pc_ns && ht_pcsamp_hz(pc_ns) > so.hz)
+			so.hz = ht_pcsamp_hz(pc_ns); /* PoCL's kernels: the PC sampling rate */
 		sampler = ht_sampler_open(dfd, &so, why, sizeof why, warn, sizeof warn);
 		if (!sampler)
-			ht_error("CPU sampling not recorded: %s; the rest is recorded", why);
+			ht_error("CPU sampling%s not recorded: %s; the rest is recorded",
+				 pc_ns ? " (and PC sampling of PoCL's kernels)" : "", why);
 		else if (warn[0])
 			ht_error("%s", warn);
 		if (sampler)

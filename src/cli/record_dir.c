@@ -11,8 +11,10 @@
  * hetrace version), record's doorbell, and process directories whose
  * metadata is a hetrace recording's, holding only stream files (CTF packet
  * magic, or empty with a stream's name) and the recorder's hidden packet,
- * ring and metadata files. One entry that is not makes record refuse,
- * naming it, before anything is removed or started.
+ * ring and metadata files, and PoCL's kernel cache that --pc-sampling
+ * keeps in the trace (pcsamp/cli.h: directories and regular files only).
+ * One entry that is not makes record refuse, naming it, before anything
+ * is removed or started.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -25,6 +27,7 @@
 #include "cli/cli.h"
 #include "cli/record_dir.h"
 #include "format/format.h"
+#include "pcsamp/cli.h"
 #include "ring/ring.h"
 
 #define INDEX_FILE "hetrace.index"
@@ -167,6 +170,44 @@ static int process_dir(int dfd, const char *name, int remove, char *what, size_t
 	return r;
 }
 
+/*
+ * PoCL's kernel cache in the trace (record --pc-sampling): a tree of
+ * directories and regular files, removed when remove is set.
+ * Return: 0, 1 (something else in it: its name in what), or -errno.
+ */
+static int pocl_cache(int dfd, const char *name, int remove, char *what, size_t cap, int depth)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), r = 0;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	struct stat st;
+
+	if (!d) {
+		r = -errno;
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	while (!r && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
+			r = -errno;
+		} else if (S_ISDIR(st.st_mode) && depth < 16) {
+			r = pocl_cache(dirfd(d), de->d_name, remove, what, cap, depth + 1);
+		} else if (!S_ISREG(st.st_mode)) {
+			snprintf(what, cap, "%s/%s", name, de->d_name);
+			r = 1;
+		} else if (remove && unlinkat(dirfd(d), de->d_name, 0)) {
+			r = -errno;
+		}
+	}
+	closedir(d);
+	if (!r && remove && unlinkat(dfd, name, AT_REMOVEDIR))
+		r = -errno;
+	return r;
+}
+
 /* The same for the whole trace directory dfd. */
 static int trace_dir(int dfd, int remove, char *what, size_t cap)
 {
@@ -197,6 +238,9 @@ static int trace_dir(int dfd, int remove, char *what, size_t cap)
 			    (!strcmp(n, HT_DOORBELL_FILE) && file)) {
 				if (remove && unlinkat(dfd, n, 0))
 					r = -errno;
+			} else if (!strcmp(n, HT_PCSAMP_POCL_CACHE) &&
+				   !fstatat(dfd, n, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode)) {
+				r = pocl_cache(dfd, n, remove, what, cap, 0);
 			} else {
 				r = process_dir(dfd, n, remove, what, cap);
 			}

@@ -18,6 +18,7 @@
 #include "cli/cli.h"
 #include "memtrace/cli.h"
 #include "cli/report_callpaths.h"
+#include "pcsamp/cli.h"
 #include "cli/report_mpi.h"
 
 enum fmt { TEXT, CSV, JSON };
@@ -528,7 +529,7 @@ static void json_num(double v)
 }
 
 static void json_report(const char *dir, struct ht_report *r, const struct ht_mem_report *mem,
-			const struct ht_callpaths *cp)
+			const struct ht_callpaths *cp, const struct ht_kernel_lines *kl)
 {
 	printf("{\"trace\":");
 	ht_json_str(stdout, dir);
@@ -640,6 +641,7 @@ static void json_report(const char *dir, struct ht_report *r, const struct ht_me
 	json_critical_path(&r->cp);
 	memory_access(JSON, mem);
 	ht_report_callpaths_json(cp);
+	ht_kernel_lines_json(stdout, kl);
 	ht_report_mpi_print(r, HT_REPORT_MPI_JSON);
 	printf("}\n");
 }
@@ -790,6 +792,7 @@ int ht_cmd_report(int argc, char **argv)
 	struct ht_report r;
 	struct ht_mem_report mem;
 	struct ht_callpaths cp;
+	struct ht_kernel_lines kl;
 	struct ht_read_error err = {0};
 	int rc;
 
@@ -855,6 +858,7 @@ int ht_cmd_report(int argc, char **argv)
 				strcmp(err.file, dir) ? ": " : "", err.msg);
 	memset(&mem, 0, sizeof mem);
 	memset(&cp, 0, sizeof cp);
+	memset(&kl, 0, sizeof kl);
 	rc = ht_report_mpi_compute(t, &r, &err);
 	if (rc > 0) { /* mpirun -np K hetrace report: rank 0 prints */
 		ht_trace_close(t);
@@ -864,10 +868,13 @@ int ht_cmd_report(int argc, char **argv)
 		rc = ht_mem_report_compute(t, &mem, &err);
 	if (!rc)
 		rc = ht_callpaths_compute(t, &cp, &err);
+	if (!rc)
+		rc = ht_kernel_lines_compute(t, &kl, &err);
 	if (rc) {
 		ht_read_error_print(dir, &err);
 		ht_report_release(&r);
 		ht_callpaths_release(&cp);
+		ht_kernel_lines_release(&kl);
 		ht_mem_report_release(&mem);
 		ht_trace_close(t);
 		return 1;
@@ -875,17 +882,20 @@ int ht_cmd_report(int argc, char **argv)
 	if (fmt == TEXT) {
 		text_report(dir, &r);
 		ht_report_callpaths_text(&cp);
+		ht_kernel_lines_text(stdout, &kl);
 	} else if (fmt == CSV) {
 		csv_report(&r);
 		ht_report_callpaths_csv(&cp);
+		ht_kernel_lines_csv(stdout, &kl);
 	} else {
-		json_report(dir, &r, &mem, &cp);
+		json_report(dir, &r, &mem, &cp, &kl);
 	}
 	if (fmt != JSON)
 		memory_access(fmt, &mem);
 	ht_mem_report_release(&mem);
 	ht_report_release(&r);
 	ht_callpaths_release(&cp);
+	ht_kernel_lines_release(&kl);
 	ht_trace_close(t);
 	if (fflush(stdout) || ferror(stdout))
 		return ht_error("cannot write the report: %s", strerror(errno));

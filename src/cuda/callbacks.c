@@ -17,6 +17,7 @@
 #include "core/recorder.h"
 #include "cuda/api.h"
 #include "cuda/inject.h"
+#include "cuda/pcsamp.h"
 #include "hetrace/hetrace.h"
 
 #define NEST_MAX 8
@@ -207,10 +208,20 @@ static void resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
 	switch (cbid) {
 	case CUPTI_CBID_RESOURCE_CONTEXT_CREATED:
 		if (c->cuptiGetContextId(rd->context, &ctx) == CUPTI_SUCCESS &&
-		    c->cuptiGetDeviceId(rd->context, &dev) == CUPTI_SUCCESS)
+		    c->cuptiGetDeviceId(rd->context, &dev) == CUPTI_SUCCESS) {
 			ht_cuda_xlate_context(ht_cuda.xlate, ctx, dev);
+			ht_cuda_pc_context(rd->context, ctx, dev); /* --pc-sampling */
+		}
 		break;
+	case CUPTI_CBID_RESOURCE_MODULE_LOADED: {
+		const CUpti_ModuleResourceData *m = rd->resourceDescriptor;
+
+		if (m)
+			ht_cuda_pc_module(m->pCubin, m->cubinSize);
+		break;
+	}
 	case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
+		ht_cuda_pc_collect(rd->context, 1);
 		ht_cuda_flush(1);
 		break;
 	default:
@@ -243,6 +254,8 @@ void CUPTIAPI ht_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUpt
 	default:
 		return;
 	}
-	if (((const CUpti_CallbackData *)data)->callbackSite == CUPTI_API_EXIT)
+	if (((const CUpti_CallbackData *)data)->callbackSite == CUPTI_API_EXIT) {
+		ht_cuda_pc_collect(NULL, 0); /* rate-limited */
 		ht_cuda_emit_lost();
+	}
 }

@@ -18,6 +18,7 @@
 #include "core/recorder.h"
 #include "cuda/api.h"
 #include "cuda/inject.h"
+#include "cuda/pcsamp.h"
 #include "hetrace/hetrace.h"
 #include "memtrace/cuda_sanitizer.h"
 
@@ -98,8 +99,10 @@ static void at_exit(void)
 	if (!__atomic_load_n(&ht_cuda.active, __ATOMIC_RELAXED))
 		return;
 	/* a process that never made a CUDA call must not flush (HPCToolkit #196) */
-	if (ht_cuda.used)
+	if (ht_cuda.used) {
+		ht_cuda_pc_collect(NULL, 1);
 		ht_cuda_flush(1);
+	}
 	ht_cuda_emit_lost();
 }
 
@@ -217,6 +220,7 @@ static void setup(void)
 		c->cuptiUnsubscribe(ht_cuda.sub);
 		return;
 	}
+	ht_cuda_pc_setup(c); /* --pc-sampling: before the first context */
 	pthread_atfork(NULL, NULL, fork_child);
 	atexit(at_exit);
 	__atomic_store_n(&ht_cuda.active, 1, __ATOMIC_RELEASE);

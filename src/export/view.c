@@ -25,6 +25,7 @@
 #include "export/view_stacks.h"
 #include "format/format.h"
 #include "memtrace/analysis.h"
+#include "pcsamp/kernel_lines.h"
 
 #define TOP_ROWS  25
 #define TOP_BLAME 12
@@ -435,6 +436,9 @@ static int write_data(struct out *o, struct ht_report *r, struct ht_trace *t,
 	write_report(o, r);
 	write_critical_path(o, &r->cp);
 	rc = ht_mem_view_json(f, t, sid_cb, o, err); /* memory accesses: heat maps */
+	if (rc < 0)
+		return rc;
+	rc = ht_kernel_lines_view_json(f, t, sid_cb, o, err); /* PC samples: kernel source lines */
 	if (rc < 0)
 		return rc;
 	rc = ht_view_stacks_write(t, f, m->t0, err); /* flame graphs, call stacks */

@@ -623,6 +623,70 @@ static long get_counter_name(void *e, const uint8_t *p, size_t n)
 	return ht_ev_counter_name_get(e, p, n);
 }
 
+static const struct ht_field fields_pc_sampling[] = {
+	{"period", HT_T_U64, NULL, offsetof(struct ht_ev_pc_sampling, period), 0, 0, 0},
+	{"method", HT_T_STR, NULL, offsetof(struct ht_ev_pc_sampling, method), 0, 0, 255},
+	{"error", HT_T_I32, NULL, offsetof(struct ht_ev_pc_sampling, error), 0, 0, 0},
+	{"reason", HT_T_STR, NULL, offsetof(struct ht_ev_pc_sampling, reason), 0, 0, 255},
+};
+
+static size_t size_pc_sampling(const void *e)
+{
+	return ht_ev_pc_sampling_size(e);
+}
+
+static uint8_t *put_pc_sampling(uint8_t *p, const void *e)
+{
+	return ht_ev_pc_sampling_put(p, e);
+}
+
+static long get_pc_sampling(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_pc_sampling_get(e, p, n);
+}
+
+static const struct ht_field fields_program_source[] = {
+	{"program", HT_T_HEX64, NULL, offsetof(struct ht_ev_program_source, program), 0, 0, 0},
+	{"offset", HT_T_U32, NULL, offsetof(struct ht_ev_program_source, offset), 0, 0, 0},
+	{"length", HT_T_U32, NULL, offsetof(struct ht_ev_program_source, length), 0, 0, 0},
+	{"text", HT_T_STR, NULL, offsetof(struct ht_ev_program_source, text), 0, 0, 3000},
+};
+
+static size_t size_program_source(const void *e)
+{
+	return ht_ev_program_source_size(e);
+}
+
+static uint8_t *put_program_source(uint8_t *p, const void *e)
+{
+	return ht_ev_program_source_put(p, e);
+}
+
+static long get_program_source(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_program_source_get(e, p, n);
+}
+
+static const struct ht_field fields_program_kernels[] = {
+	{"program", HT_T_HEX64, NULL, offsetof(struct ht_ev_program_kernels, program), 0, 0, 0},
+	{"names", HT_T_STR, NULL, offsetof(struct ht_ev_program_kernels, names), 0, 0, HT_STR_MAX},
+};
+
+static size_t size_program_kernels(const void *e)
+{
+	return ht_ev_program_kernels_size(e);
+}
+
+static uint8_t *put_program_kernels(uint8_t *p, const void *e)
+{
+	return ht_ev_program_kernels_put(p, e);
+}
+
+static long get_program_kernels(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_program_kernels_get(e, p, n);
+}
+
 static const struct ht_field fields_mpi_rank[] = {
 	{"rank", HT_T_I32, NULL, offsetof(struct ht_ev_mpi_rank, rank), 0, 0, 0},
 	{"size", HT_T_I32, NULL, offsetof(struct ht_ev_mpi_rank, size), 0, 0, 0},
@@ -864,6 +928,53 @@ static long get_clock_pair(void *e, const uint8_t *p, size_t n)
 	return ht_ev_clock_pair_get(e, p, n);
 }
 
+static const struct ht_field fields_pc_line[] = {
+	{"module", HT_T_U32, NULL, offsetof(struct ht_ev_pc_line, module), 0, 0, 0},
+	{"function", HT_T_STRID, NULL, offsetof(struct ht_ev_pc_line, function), 0, 0, 0},
+	{"pc", HT_T_U64, NULL, offsetof(struct ht_ev_pc_line, pc), 0, 0, 0},
+	{"file", HT_T_STRID, NULL, offsetof(struct ht_ev_pc_line, file), 0, 0, 0},
+	{"line", HT_T_U32, NULL, offsetof(struct ht_ev_pc_line, line), 0, 0, 0},
+};
+
+static size_t size_pc_line(const void *e)
+{
+	return ht_ev_pc_line_size(e);
+}
+
+static uint8_t *put_pc_line(uint8_t *p, const void *e)
+{
+	return ht_ev_pc_line_put(p, e);
+}
+
+static long get_pc_line(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_pc_line_get(e, p, n);
+}
+
+static const struct ht_field fields_pc_sample[] = {
+	{"corr", HT_T_U64, NULL, offsetof(struct ht_ev_pc_sample, corr), 0, 0, 0},
+	{"module", HT_T_U32, NULL, offsetof(struct ht_ev_pc_sample, module), 0, 0, 0},
+	{"function", HT_T_STRID, NULL, offsetof(struct ht_ev_pc_sample, function), 0, 0, 0},
+	{"pc", HT_T_U64, NULL, offsetof(struct ht_ev_pc_sample, pc), 0, 0, 0},
+	{"stall", HT_T_STRID, NULL, offsetof(struct ht_ev_pc_sample, stall), 0, 0, 0},
+	{"samples", HT_T_U32, NULL, offsetof(struct ht_ev_pc_sample, samples), 0, 0, 0},
+};
+
+static size_t size_pc_sample(const void *e)
+{
+	return ht_ev_pc_sample_size(e);
+}
+
+static uint8_t *put_pc_sample(uint8_t *p, const void *e)
+{
+	return ht_ev_pc_sample_put(p, e);
+}
+
+static long get_pc_sample(void *e, const uint8_t *p, size_t n)
+{
+	return ht_ev_pc_sample_get(e, p, n);
+}
+
 static const struct ht_field fields_mem_site[] = {
 	{"module", HT_T_U32, NULL, offsetof(struct ht_ev_mem_site, module), 0, 0, 0},
 	{"site", HT_T_U32, NULL, offsetof(struct ht_ev_mem_site, site), 0, 0, 0},
@@ -1033,6 +1144,12 @@ static const struct ht_event_class classes_thread[] = {
 	 "a hardware or software counter's value for a thread at its CPU sample (samples stream)"},
 	{HT_EV_COUNTER_NAME, "counter_name", fields_counter_name, 2, sizeof(struct ht_ev_counter_name), 0, size_counter_name, put_counter_name, get_counter_name,
 	 "the name of a sampled counter (index as in sample_counter), before its first use"},
+	{HT_EV_PC_SAMPLING, "pc_sampling", fields_pc_sampling, 4, sizeof(struct ht_ev_pc_sampling), 0, size_pc_sampling, put_pc_sampling, get_pc_sampling,
+	 "PC sampling was asked for (process stream, when a GPU runtime's tracing starts)"},
+	{HT_EV_PROGRAM_SOURCE, "program_source", fields_program_source, 4, sizeof(struct ht_ev_program_source), 0, size_program_source, put_program_source, get_program_source,
+	 "a piece of an OpenCL program's source text as clCreateProgramWithSource received it (process stream)"},
+	{HT_EV_PROGRAM_KERNELS, "program_kernels", fields_program_kernels, 2, sizeof(struct ht_ev_program_kernels), 0, size_program_kernels, put_program_kernels, get_program_kernels,
+	 "the kernels of a program whose clBuildProgram succeeded (process stream)"},
 	{HT_EV_MPI_RANK, "mpi_rank", fields_mpi_rank, 5, sizeof(struct ht_ev_mpi_rank), 0, size_mpi_rank, put_mpi_rank, get_mpi_rank,
 	 "this process is rank `rank` of an MPI job of `size` ranks (process stream, at MPI_Init)"},
 	{HT_EV_MPI_COMM, "mpi_comm", fields_mpi_comm, 5, sizeof(struct ht_ev_mpi_comm), 28, size_mpi_comm, put_mpi_comm, get_mpi_comm,
@@ -1056,6 +1173,10 @@ static const struct ht_event_class classes_device[] = {
 	 "a command of a device queue with its device times, written when seen complete"},
 	{HT_EV_CLOCK_PAIR, "clock_pair", fields_clock_pair, 4, sizeof(struct ht_ev_clock_pair), 21, size_clock_pair, put_clock_pair, get_clock_pair,
 	 "a host time paired with a device time (pair_kind says how they relate)"},
+	{HT_EV_PC_LINE, "pc_line", fields_pc_line, 5, sizeof(struct ht_ev_pc_line), 24, size_pc_line, put_pc_line, get_pc_line,
+	 "the source line of a sampled instruction (cuptiGetSassToSourceCorrelation)"},
+	{HT_EV_PC_SAMPLE, "pc_sample", fields_pc_sample, 6, sizeof(struct ht_ev_pc_sample), 32, size_pc_sample, put_pc_sample, get_pc_sample,
+	 "PC samples of one kernel launch at one instruction with one stall reason"},
 	{HT_EV_MEM_SITE, "mem_site", fields_mem_site, 8, sizeof(struct ht_ev_mem_site), 26, size_mem_site, put_mem_site, get_mem_site,
 	 "an instrumented global-memory access site of a kernel (before any access that names it)"},
 	{HT_EV_MEM_LAUNCH, "mem_launch", fields_mem_launch, 6, sizeof(struct ht_ev_mem_launch), 68, size_mem_launch, put_mem_launch, get_mem_launch,

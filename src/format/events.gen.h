@@ -251,25 +251,30 @@ enum ht_thread_event {
 	HT_EV_TASK = 22,
 	HT_EV_SAMPLE_COUNTER = 23,
 	HT_EV_COUNTER_NAME = 24,
-	HT_EV_MPI_RANK = 25,
-	HT_EV_MPI_COMM = 26,
-	HT_EV_MPI_WIN = 27,
-	HT_EV_MPI_CLOCK = 28,
-	HT_EV_MPI_P2P = 29,
-	HT_EV_MPI_REQUEST = 30,
-	HT_EV_MPI_COLL = 31,
-	HT_EV_MPI_RMA = 32,
+	HT_EV_PC_SAMPLING = 25,
+	HT_EV_PROGRAM_SOURCE = 26,
+	HT_EV_PROGRAM_KERNELS = 27,
+	HT_EV_MPI_RANK = 28,
+	HT_EV_MPI_COMM = 29,
+	HT_EV_MPI_WIN = 30,
+	HT_EV_MPI_CLOCK = 31,
+	HT_EV_MPI_P2P = 32,
+	HT_EV_MPI_REQUEST = 33,
+	HT_EV_MPI_COLL = 34,
+	HT_EV_MPI_RMA = 35,
 	HT_EV_THREAD_COUNT
 };
 
 enum ht_device_event {
 	HT_EV_DEVICE_COMMAND = 0,
 	HT_EV_CLOCK_PAIR = 1,
-	HT_EV_MEM_SITE = 2,
-	HT_EV_MEM_LAUNCH = 3,
-	HT_EV_MEM_ARG = 4,
-	HT_EV_MEM_ACCESS = 5,
-	HT_EV_MEM_LAUNCH_END = 6,
+	HT_EV_PC_LINE = 2,
+	HT_EV_PC_SAMPLE = 3,
+	HT_EV_MEM_SITE = 4,
+	HT_EV_MEM_LAUNCH = 5,
+	HT_EV_MEM_ARG = 6,
+	HT_EV_MEM_ACCESS = 7,
+	HT_EV_MEM_LAUNCH_END = 8,
 	HT_EV_DEVICE_COUNT
 };
 
@@ -1304,7 +1309,136 @@ static inline long ht_ev_counter_name_get(struct ht_ev_counter_name *e, const ui
 	return (long)(p - b);
 }
 
-/* hetrace:mpi_rank (thread stream, id 25): this process is rank `rank` of an MPI job of `size` ranks (process stream, at MPI_Init) */
+/* hetrace:pc_sampling (thread stream, id 25): PC sampling was asked for (process stream, when a GPU runtime's tracing starts) */
+struct ht_ev_pc_sampling {
+	uint64_t period; /* ns between samples as asked, 0 the runtime's default */
+	const char *method;
+	int32_t error; /* 0, else why it is not recorded (-errno or the vendor's code) */
+	const char *reason;
+};
+#define ht_ev_pc_sampling_id HT_EV_PC_SAMPLING
+#define HT_OFF_PC_SAMPLING_PERIOD 0
+#define HT_OFF_PC_SAMPLING_METHOD 8
+
+static inline size_t ht_ev_pc_sampling_size(const struct ht_ev_pc_sampling *e)
+{
+	return 12 + ht_fsize_str(e->method, 255) + ht_fsize_str(e->reason, 255);
+}
+
+/* Writes the payload at p (ht_ev_pc_sampling_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_pc_sampling_put(uint8_t *p, const struct ht_ev_pc_sampling *e)
+{
+	p = ht_fput_u64(p, e->period);
+	p = ht_fput_str(p, e->method, 255);
+	p = ht_fput_u32(p, (uint32_t)e->error);
+	p = ht_fput_str(p, e->reason, 255);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_pc_sampling_get(struct ht_ev_pc_sampling *e, const uint8_t *p, size_t n)
+{
+	const uint8_t *b = p, *end = p + n;
+
+	if (!(p = ht_fget_u64(p, end, &e->period)))
+		return -1;
+	if (!(p = ht_fget_str(p, end, &e->method)))
+		return -1;
+	if (!(p = ht_fget_i32(p, end, &e->error)))
+		return -1;
+	if (!(p = ht_fget_str(p, end, &e->reason)))
+		return -1;
+	return (long)(p - b);
+}
+
+/* hetrace:program_source (thread stream, id 26): a piece of an OpenCL program's source text as clCreateProgramWithSource received it (process stream) */
+struct ht_ev_program_source {
+	uint64_t program;
+	uint32_t offset; /* where the piece starts in the text (bytes) */
+	uint32_t length; /* the whole text's length (bytes) */
+	const char *text;
+};
+#define ht_ev_program_source_id HT_EV_PROGRAM_SOURCE
+#define HT_OFF_PROGRAM_SOURCE_PROGRAM 0
+#define HT_OFF_PROGRAM_SOURCE_OFFSET 8
+#define HT_OFF_PROGRAM_SOURCE_LENGTH 12
+#define HT_OFF_PROGRAM_SOURCE_TEXT 16
+
+static inline size_t ht_ev_program_source_size(const struct ht_ev_program_source *e)
+{
+	return 16 + ht_fsize_str(e->text, 3000);
+}
+
+/* Writes the payload at p (ht_ev_program_source_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_program_source_put(uint8_t *p, const struct ht_ev_program_source *e)
+{
+	p = ht_fput_u64(p, e->program);
+	p = ht_fput_u32(p, e->offset);
+	p = ht_fput_u32(p, e->length);
+	p = ht_fput_str(p, e->text, 3000);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_program_source_get(struct ht_ev_program_source *e, const uint8_t *p, size_t n)
+{
+	const uint8_t *b = p, *end = p + n;
+
+	if (!(p = ht_fget_u64(p, end, &e->program)))
+		return -1;
+	if (!(p = ht_fget_u32(p, end, &e->offset)))
+		return -1;
+	if (!(p = ht_fget_u32(p, end, &e->length)))
+		return -1;
+	if (!(p = ht_fget_str(p, end, &e->text)))
+		return -1;
+	return (long)(p - b);
+}
+
+/* hetrace:program_kernels (thread stream, id 27): the kernels of a program whose clBuildProgram succeeded (process stream) */
+struct ht_ev_program_kernels {
+	uint64_t program;
+	const char *names;
+};
+#define ht_ev_program_kernels_id HT_EV_PROGRAM_KERNELS
+#define HT_OFF_PROGRAM_KERNELS_PROGRAM 0
+#define HT_OFF_PROGRAM_KERNELS_NAMES 8
+
+static inline size_t ht_ev_program_kernels_size(const struct ht_ev_program_kernels *e)
+{
+	return 8 + ht_fsize_str(e->names, HT_STR_MAX);
+}
+
+/* Writes the payload at p (ht_ev_program_kernels_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_program_kernels_put(uint8_t *p, const struct ht_ev_program_kernels *e)
+{
+	p = ht_fput_u64(p, e->program);
+	p = ht_fput_str(p, e->names, HT_STR_MAX);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_program_kernels_get(struct ht_ev_program_kernels *e, const uint8_t *p, size_t n)
+{
+	const uint8_t *b = p, *end = p + n;
+
+	if (!(p = ht_fget_u64(p, end, &e->program)))
+		return -1;
+	if (!(p = ht_fget_str(p, end, &e->names)))
+		return -1;
+	return (long)(p - b);
+}
+
+/* hetrace:mpi_rank (thread stream, id 28): this process is rank `rank` of an MPI job of `size` ranks (process stream, at MPI_Init) */
 struct ht_ev_mpi_rank {
 	int32_t rank;
 	int32_t size;
@@ -1354,7 +1488,7 @@ static inline long ht_ev_mpi_rank_get(struct ht_ev_mpi_rank *e, const uint8_t *p
 	return (long)(p - b);
 }
 
-/* hetrace:mpi_comm (thread stream, id 26): a communicator this rank belongs to (process stream, when it was created) */
+/* hetrace:mpi_comm (thread stream, id 29): a communicator this rank belongs to (process stream, when it was created) */
 struct ht_ev_mpi_comm {
 	uint64_t handle; /* its handle in this process (handles are reused after MPI_Comm_free: the latest definition before an event holds) */
 	uint64_t id; /* the job-wide id every member records (1 MPI_COMM_WORLD; (world rank of its rank 0 + 1) << 32 | n, the n-th that rank created; per-process ids have bit 31 set) */
@@ -1403,7 +1537,7 @@ static inline long ht_ev_mpi_comm_get(struct ht_ev_mpi_comm *e, const uint8_t *p
 	return 28;
 }
 
-/* hetrace:mpi_win (thread stream, id 27): a one-sided window (process stream, when it was created) */
+/* hetrace:mpi_win (thread stream, id 30): a one-sided window (process stream, when it was created) */
 struct ht_ev_mpi_win {
 	uint64_t win;
 	uint64_t comm; /* the handle of the communicator it was created over */
@@ -1440,7 +1574,7 @@ static inline long ht_ev_mpi_win_get(struct ht_ev_mpi_win *e, const uint8_t *p, 
 	return 16;
 }
 
-/* hetrace:mpi_clock (thread stream, id 28): this rank's clock against the reference rank's, measured by ping-pong (process stream; OTF2's ClockOffset) */
+/* hetrace:mpi_clock (thread stream, id 31): this rank's clock against the reference rank's, measured by ping-pong (process stream; OTF2's ClockOffset) */
 struct ht_ev_mpi_clock {
 	uint8_t phase;
 	uint64_t time; /* this rank's CLOCK_MONOTONIC ns in the middle of the best round trip */
@@ -1493,7 +1627,7 @@ static inline long ht_ev_mpi_clock_get(struct ht_ev_mpi_clock *e, const uint8_t 
 	return 33;
 }
 
-/* hetrace:mpi_p2p (thread stream, id 29): a point-to-point operation: a blocking send as it starts, a blocking receive as it completes (with its actual source and tag), a nonblocking or persistent one when posted */
+/* hetrace:mpi_p2p (thread stream, id 32): a point-to-point operation: a blocking send as it starts, a blocking receive as it completes (with its actual source and tag), a nonblocking or persistent one when posted */
 struct ht_ev_mpi_p2p {
 	uint8_t op;
 	uint64_t comm; /* the communicator's handle (mpi_comm) */
@@ -1546,7 +1680,7 @@ static inline long ht_ev_mpi_p2p_get(struct ht_ev_mpi_p2p *e, const uint8_t *p, 
 	return 33;
 }
 
-/* hetrace:mpi_request (thread stream, id 30): a request completed (in a wait or a test: a receive's actual source, tag and bytes) or was started (MPI_Start) */
+/* hetrace:mpi_request (thread stream, id 33): a request completed (in a wait or a test: a receive's actual source, tag and bytes) or was started (MPI_Start) */
 struct ht_ev_mpi_request {
 	uint8_t op;
 	uint64_t request;
@@ -1599,7 +1733,7 @@ static inline long ht_ev_mpi_request_get(struct ht_ev_mpi_request *e, const uint
 	return 26;
 }
 
-/* hetrace:mpi_coll (thread stream, id 31): a collective operation (at its end; a nonblocking one when posted) */
+/* hetrace:mpi_coll (thread stream, id 34): a collective operation (at its end; a nonblocking one when posted) */
 struct ht_ev_mpi_coll {
 	uint8_t op;
 	uint64_t comm;
@@ -1652,7 +1786,7 @@ static inline long ht_ev_mpi_coll_get(struct ht_ev_mpi_coll *e, const uint8_t *p
 	return 37;
 }
 
-/* hetrace:mpi_rma (thread stream, id 32): a one-sided operation */
+/* hetrace:mpi_rma (thread stream, id 35): a one-sided operation */
 struct ht_ev_mpi_rma {
 	uint8_t op;
 	uint64_t win;
@@ -1843,7 +1977,109 @@ static inline long ht_ev_clock_pair_get(struct ht_ev_clock_pair *e, const uint8_
 	return 21;
 }
 
-/* hetrace:mem_site (device stream, id 2): an instrumented global-memory access site of a kernel (before any access that names it) */
+/* hetrace:pc_line (device stream, id 2): the source line of a sampled instruction (cuptiGetSassToSourceCorrelation) */
+struct ht_ev_pc_line {
+	uint32_t module; /* the cubin's id in this process (1, 2, ... in load order) */
+	uint32_t function;
+	uint64_t pc; /* the instruction's offset in its function */
+	uint32_t file;
+	uint32_t line; /* 0 if unknown */
+};
+#define ht_ev_pc_line_id HT_EV_PC_LINE
+#define HT_EV_PC_LINE_SIZE 24
+#define HT_OFF_PC_LINE_MODULE 0
+#define HT_OFF_PC_LINE_FUNCTION 4
+#define HT_OFF_PC_LINE_PC 8
+#define HT_OFF_PC_LINE_FILE 16
+#define HT_OFF_PC_LINE_LINE 20
+
+static inline size_t ht_ev_pc_line_size(const struct ht_ev_pc_line *e)
+{
+	(void)e;
+	return 24;
+}
+
+/* Writes the payload at p (ht_ev_pc_line_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_pc_line_put(uint8_t *p, const struct ht_ev_pc_line *e)
+{
+	p = ht_fput_u32(p, e->module);
+	p = ht_fput_u32(p, e->function);
+	p = ht_fput_u64(p, e->pc);
+	p = ht_fput_u32(p, e->file);
+	p = ht_fput_u32(p, e->line);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_pc_line_get(struct ht_ev_pc_line *e, const uint8_t *p, size_t n)
+{
+	if (n < 24)
+		return -1;
+	e->module = ht_le32(p + 0);
+	e->function = ht_le32(p + 4);
+	e->pc = ht_le64(p + 8);
+	e->file = ht_le32(p + 16);
+	e->line = ht_le32(p + 20);
+	return 24;
+}
+
+/* hetrace:pc_sample (device stream, id 3): PC samples of one kernel launch at one instruction with one stall reason */
+struct ht_ev_pc_sample {
+	uint64_t corr; /* the correlation id of the launch (its device command's) */
+	uint32_t module;
+	uint32_t function;
+	uint64_t pc;
+	uint32_t stall; /* the stall reason's name as the device gives it, 0 none */
+	uint32_t samples;
+};
+#define ht_ev_pc_sample_id HT_EV_PC_SAMPLE
+#define HT_EV_PC_SAMPLE_SIZE 32
+#define HT_OFF_PC_SAMPLE_CORR 0
+#define HT_OFF_PC_SAMPLE_MODULE 8
+#define HT_OFF_PC_SAMPLE_FUNCTION 12
+#define HT_OFF_PC_SAMPLE_PC 16
+#define HT_OFF_PC_SAMPLE_STALL 24
+#define HT_OFF_PC_SAMPLE_SAMPLES 28
+
+static inline size_t ht_ev_pc_sample_size(const struct ht_ev_pc_sample *e)
+{
+	(void)e;
+	return 32;
+}
+
+/* Writes the payload at p (ht_ev_pc_sample_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_pc_sample_put(uint8_t *p, const struct ht_ev_pc_sample *e)
+{
+	p = ht_fput_u64(p, e->corr);
+	p = ht_fput_u32(p, e->module);
+	p = ht_fput_u32(p, e->function);
+	p = ht_fput_u64(p, e->pc);
+	p = ht_fput_u32(p, e->stall);
+	p = ht_fput_u32(p, e->samples);
+	return p;
+}
+
+/*
+ * Decodes the payload p of n bytes; strings point into it.
+ * Return: the bytes it takes, or -1 when it is malformed or runs past n.
+ */
+static inline long ht_ev_pc_sample_get(struct ht_ev_pc_sample *e, const uint8_t *p, size_t n)
+{
+	if (n < 32)
+		return -1;
+	e->corr = ht_le64(p + 0);
+	e->module = ht_le32(p + 8);
+	e->function = ht_le32(p + 12);
+	e->pc = ht_le64(p + 16);
+	e->stall = ht_le32(p + 24);
+	e->samples = ht_le32(p + 28);
+	return 32;
+}
+
+/* hetrace:mem_site (device stream, id 4): an instrumented global-memory access site of a kernel (before any access that names it) */
 struct ht_ev_mem_site {
 	uint32_t module; /* the instrumented kernel (one per program build and kernel, or CUDA function) */
 	uint32_t site; /* the site's number in its module (CUDA: the instruction's offset) */
@@ -1904,7 +2140,7 @@ static inline long ht_ev_mem_site_get(struct ht_ev_mem_site *e, const uint8_t *p
 	return 26;
 }
 
-/* hetrace:mem_launch (device stream, id 3): a launch of an instrumented kernel (before its accesses) */
+/* hetrace:mem_launch (device stream, id 5): a launch of an instrumented kernel (before its accesses) */
 struct ht_ev_mem_launch {
 	uint64_t corr; /* the correlation id of its enqueue call and device command */
 	uint32_t module;
@@ -1961,7 +2197,7 @@ static inline long ht_ev_mem_launch_get(struct ht_ev_mem_launch *e, const uint8_
 	return 68;
 }
 
-/* hetrace:mem_arg (device stream, id 4): a buffer bound to an argument of an instrumented launch (before its accesses) */
+/* hetrace:mem_arg (device stream, id 6): a buffer bound to an argument of an instrumented launch (before its accesses) */
 struct ht_ev_mem_arg {
 	uint64_t corr;
 	uint32_t arg;
@@ -2006,7 +2242,7 @@ static inline long ht_ev_mem_arg_get(struct ht_ev_mem_arg *e, const uint8_t *p, 
 	return 28;
 }
 
-/* hetrace:mem_access (device stream, id 5): one global-memory access of a work-item */
+/* hetrace:mem_access (device stream, id 7): one global-memory access of a work-item */
 struct ht_ev_mem_access {
 	uint64_t corr;
 	uint64_t addr;
@@ -2063,7 +2299,7 @@ static inline long ht_ev_mem_access_get(struct ht_ev_mem_access *e, const uint8_
 	return 30;
 }
 
-/* hetrace:mem_launch_end (device stream, id 6): the launch's accesses are all written (or were dropped) */
+/* hetrace:mem_launch_end (device stream, id 8): the launch's accesses are all written (or were dropped) */
 struct ht_ev_mem_launch_end {
 	uint64_t corr;
 	uint64_t records;
@@ -2131,6 +2367,9 @@ union ht_ev_any {
 	struct ht_ev_task task;
 	struct ht_ev_sample_counter sample_counter;
 	struct ht_ev_counter_name counter_name;
+	struct ht_ev_pc_sampling pc_sampling;
+	struct ht_ev_program_source program_source;
+	struct ht_ev_program_kernels program_kernels;
 	struct ht_ev_mpi_rank mpi_rank;
 	struct ht_ev_mpi_comm mpi_comm;
 	struct ht_ev_mpi_win mpi_win;
@@ -2141,6 +2380,8 @@ union ht_ev_any {
 	struct ht_ev_mpi_rma mpi_rma;
 	struct ht_ev_device_command device_command;
 	struct ht_ev_clock_pair clock_pair;
+	struct ht_ev_pc_line pc_line;
+	struct ht_ev_pc_sample pc_sample;
 	struct ht_ev_mem_site mem_site;
 	struct ht_ev_mem_launch mem_launch;
 	struct ht_ev_mem_arg mem_arg;

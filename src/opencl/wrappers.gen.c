@@ -5,6 +5,7 @@
  * (resolved lazily on first use) or ht_cl_ext_real (set by extension lookups).
  */
 #include "opencl/interpose.h"
+#include "opencl/pcsamp.h"
 
 static cl_int CL_API_CALL resolve_clGetPlatformIDs(cl_uint num_entries, cl_platform_id * platforms, cl_uint * num_platforms)
 {
@@ -3439,6 +3440,7 @@ HT_CL_EXPORT cl_program CL_API_CALL clCreateProgramWithSource(cl_context context
 	ht_errno = errno;
 	code = *ht_errp;
 	ht_cl_mt_program_source(ret, context, count, strings, lengths);
+	ht_cl_pc_program_source(ret, count, strings, lengths);
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)context,
@@ -3600,6 +3602,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_d
 	ht_errno = errno;
 	code = ret;
 	ht_cl_mt_program_built(program, options, ret);
+	ht_cl_pc_program_built(program, ret);
 	{
 		const uint64_t a[3] = {
 			(uintptr_t)program,

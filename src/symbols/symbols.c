@@ -294,18 +294,43 @@ static void decl(struct ht_symbols *sy, Dwarf_Die *die, struct ht_sym_frame *f)
  * The frames of addr in m by DWARF scopes: innermost first, each inlined
  * call's caller at the call's file and line. Return: frames added (0: no DWARF).
  */
+/*
+ * The compile unit holding addr by the units' own address ranges, for
+ * objects without .debug_aranges (clang emits none by default, and
+ * elfutils 0.188 finds no unit without them): PoCL's kernel objects.
+ */
+static Dwarf_Die *cu_by_ranges(struct smod *m, uint64_t addr, Dwarf_Die *die, Dwarf_Addr *bias)
+{
+	Dwarf *dw = dwfl_module_getdwarf(m->mod, bias);
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	while (dw && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(dw, off + hsize, die) && dwarf_haspc(die, addr - *bias) > 0)
+			return die;
+		off = next;
+	}
+	return NULL;
+}
+
 static int by_dwarf(struct ht_symbols *sy, struct smod *m, uint64_t addr, const char *symname)
 {
 	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &bias), *scopes = NULL;
+	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &bias), *scopes = NULL, cu_die;
 	Dwfl_Line *ln = dwfl_module_getsrc(m->mod, addr);
 	const char *file = NULL;
 	int line = 0, nsc, added = 0;
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
 
-	if (ln)
+	if (ln) {
 		file = dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL);
+	} else if (!cu && (cu = cu_by_ranges(m, addr, &cu_die, &bias))) {
+		Dwarf_Line *dl = dwarf_getsrc_die(cu, addr - bias);
+
+		if (dl && (file = dwarf_linesrc(dl, NULL, NULL)))
+			dwarf_lineno(dl, &line);
+	}
 	if (!cu || (nsc = dwarf_getscopes(cu, addr - bias, &scopes)) <= 0) {
 		if (!file)
 			return 0;
