@@ -41,15 +41,13 @@ int ht_capture_check(struct ht_capture *c, const char *sub)
 		return ht_usage_error(
 		    sub, "--duration must be a positive number of seconds, not '%s'", c->duration);
 	if (c->range) {
-		if (!strcmp(c->range, "cudaProfilerApi"))
-			return ht_usage_error(
-			    sub, "--capture-range=cudaProfilerApi is not supported yet: "
-				 "use api (hetrace_start/hetrace_stop), region:NAME or "
-				 "nvtx:NAME");
-		if (strcmp(c->range, "api") && (strncmp(c->range, "region:", 7) || !c->range[7]) &&
+		if (strcmp(c->range, "api") && strcmp(c->range, "cudaProfilerApi") &&
+		    (strncmp(c->range, "region:", 7) || !c->range[7]) &&
 		    (strncmp(c->range, "nvtx:", 5) || !c->range[5]))
 			return ht_usage_error(
-			    sub, "--capture-range must be region:NAME, nvtx:NAME or api, not '%s'",
+			    sub,
+			    "--capture-range must be region:NAME, nvtx:NAME, api or "
+			    "cudaProfilerApi, not '%s'",
 			    c->range);
 		if (c->delay || c->duration)
 			return ht_usage_error(sub, "--capture-range and --delay/--duration exclude "

@@ -211,10 +211,12 @@ int ht_cmd_session(int argc, char **argv)
 		    "session", "--callstacks must be none, launch or all, not '%s'", o.callstacks);
 	if (ht_capture_check(&cap, "session"))
 		return 2;
-	if (cap.range && !strcmp(cap.range, "api"))
-		return ht_usage_error(
-		    "session", "--capture-range=api is for record: in a session "
-			       "hetrace_start/hetrace_stop have no effect (use region:NAME)");
+	if (cap.range && (!strcmp(cap.range, "api") || !strcmp(cap.range, "cudaProfilerApi")))
+		return ht_usage_error("session",
+				      "--capture-range=%s is for record: in a session "
+				      "hetrace_start/hetrace_stop and cudaProfilerStart/Stop have "
+				      "no effect (use region:NAME or nvtx:NAME)",
+				      cap.range);
 	if (cap.range) {
 		/* NVTX push/pop ranges are regions in the trace (capture.c does the same) */
 		static char region[300];

@@ -191,8 +191,12 @@ void ht_config_load_block(struct ht_config *c, const char *block)
 			c->capture_region = v + 7;
 		else if (!strcmp(v, "api"))
 			c->capture_api = 1;
+		else if (!strcmp(v,
+				 "cudaProfilerApi")) /* libhetrace-cuda calls hetrace_start/stop */
+			c->capture_api = 1;
 		else
-			warn_value("HETRACE_CAPTURE", v, "region:NAME or api", "no capture range");
+			warn_value("HETRACE_CAPTURE", v, "region:NAME, api or cudaProfilerApi",
+				   "no capture range");
 	}
 	v = get(block, "HETRACE_CAPTURE_END");
 	if (v && *v) {
@@ -208,10 +212,11 @@ void ht_config_load_block(struct ht_config *c, const char *block)
 		size_t len = strcspn(p, ",");
 
 		if (!ht_config_api_known(p, len))
-			fprintf(stderr,
-				"hetrace: ignoring '%.*s' in HETRACE_API='%s': expected opencl, cuda, "
-				"nvtx, xpti or mpi\n",
-				(int)len, p, v);
+			fprintf(
+			    stderr,
+			    "hetrace: ignoring '%.*s' in HETRACE_API='%s': expected opencl, cuda, "
+			    "nvtx, xpti or mpi\n",
+			    (int)len, p, v);
 		p += len + (p[len] == ',');
 	}
 

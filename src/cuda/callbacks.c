@@ -229,10 +229,50 @@ static void resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
 	}
 }
 
+/*
+ * --capture-range=cudaProfilerApi: 1 for cudaProfilerStart / cuProfilerStart,
+ * -1 for the Stops, 0 for any other callback. The range opens as a Start
+ * is entered (its slice is in it) and closes once a Stop has returned (its
+ * slice too), through hetrace_start/hetrace_stop: the same switch as
+ * --capture-range=api, whose end (stop or repeat) it follows.
+ */
+static int profiler_call(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+		return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000	 ? 1
+		       : cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000 ? -1
+										 : 0;
+	if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
+		return cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart	? 1
+		       : cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop ? -1
+									: 0;
+	return 0;
+}
+
+static void cuda_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data);
+
 void CUPTIAPI ht_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 			       const void *data)
 {
+	int pr = 0;
+
 	(void)userdata;
+	if (__builtin_expect(ht_cuda.profiler_range, 0) && data &&
+	    (pr = profiler_call(domain, cbid)) != 0) {
+		int site = ((const CUpti_CallbackData *)data)->callbackSite;
+
+		if (pr > 0 && site == CUPTI_API_ENTER)
+			hetrace_start();
+		cuda_callback(domain, cbid, data);
+		if (pr < 0 && site == CUPTI_API_EXIT)
+			hetrace_stop();
+		return;
+	}
+	cuda_callback(domain, cbid, data);
+}
+
+static void cuda_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
+{
 	if (!HT_ENABLED() || !__atomic_load_n(&ht_cuda.active, __ATOMIC_RELAXED))
 		return;
 	switch (domain) {

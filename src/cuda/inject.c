@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "core/recorder.h"
@@ -221,11 +222,22 @@ static void setup(void)
 		return;
 	}
 	ht_cuda_pc_setup(c); /* --pc-sampling: before the first context */
+	{
+		const char *cap = getenv("HETRACE_CAPTURE");
+
+		ht_cuda.profiler_range = cap && !strcmp(cap, "cudaProfilerApi");
+	}
 	pthread_atfork(NULL, NULL, fork_child);
 	atexit(at_exit);
 	__atomic_store_n(&ht_cuda.active, 1, __ATOMIC_RELEASE);
 	note_clock(c);
 	ht_mt_cuda_init(ht_cuda_current_corr); /* --memory-access: the Compute Sanitizer part */
+}
+
+int ht_cuda_may_record(void)
+{
+	/* --capture-range=api|cudaProfilerApi: both flags are 0 until a range opens */
+	return HT_REGIONS_ON() || getenv("HETRACE_CAPTURE");
 }
 
 /*
@@ -238,7 +250,7 @@ HT_EXPORT int InitializeInjection(void)
 	pthread_mutex_lock(&init_lock);
 	if (!initialized) {
 		initialized = 1;
-		if (HT_ENABLED())
+		if (ht_cuda_may_record())
 			setup();
 	}
 	pthread_mutex_unlock(&init_lock);

@@ -14,11 +14,19 @@ struct ht_cuda_state {
 	struct ht_cupti cupti;
 	struct ht_cuda_xlate *xlate;
 	CUpti_SubscriberHandle sub;
-	int active; /* CUPTI collects for this process (cleared in a forked child) */
-	int used;   /* an API callback has been seen */
+	int active;	    /* CUPTI collects for this process (cleared in a forked child) */
+	int used;	    /* an API callback has been seen */
+	int profiler_range; /* --capture-range=cudaProfilerApi (HETRACE_CAPTURE) */
 };
 
 extern struct ht_cuda_state ht_cuda;
+
+/*
+ * Whether this process records, now or later: recording, watching for a
+ * region, or under a capture range that a call may open later. CUPTI and
+ * NVTX attach once, at their first use, so they must attach then.
+ */
+int ht_cuda_may_record(void);
 
 /* The CUPTI subscriber callback (callbacks.c). */
 void CUPTIAPI ht_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,

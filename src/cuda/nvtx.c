@@ -35,6 +35,7 @@
 #include <wchar.h>
 
 #include "core/recorder.h"
+#include "cuda/inject.h"
 #include "hetrace/hetrace.h"
 
 #define STACK_MAX    256
@@ -658,8 +659,8 @@ HT_EXPORT int NVTX_API InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_tab
 	const NvtxExportTableCallbacks *cb;
 	const NvtxExportTableVersionInfo *vi;
 
-	/* Regions also while a capture range waits for one (nvtx:NAME, region:NAME). */
-	if (!HT_REGIONS_ON() || !get_table)
+	/* Regions also while a capture range waits to open. */
+	if (!ht_cuda_may_record() || !get_table)
 		return 0;
 	cb = get_table(NVTX_ETID_CALLBACKS);
 	if (!cb || cb->struct_size < sizeof *cb || !cb->GetModuleFunctionTable)

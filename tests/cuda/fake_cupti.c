@@ -2,7 +2,9 @@
  * A stand-in libcupti for cuda_inject_nogpu: reports the version in
  * $FAKE_CUPTI_VERSION and fails cuptiSubscribe with $FAKE_CUPTI_SUBSCRIBE,
  * so the injection library's refusal paths (other version, subscriber slot
- * taken) can be exercised without a GPU.
+ * taken) can be exercised without a GPU. With FAKE_CUPTI_OK=1 every call
+ * succeeds and fake_cupti_fire() runs the subscriber's callback as CUPTI
+ * would around an API call (cuda_profiler_range).
  */
 #include <stdlib.h>
 
@@ -31,12 +33,36 @@ EXPORT CUptiResult cuptiGetResultString(CUptiResult r, const char **s)
 	return CUPTI_SUCCESS;
 }
 
+static CUpti_CallbackFunc subscriber;
+static void *subscriber_data;
+
 EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *s, CUpti_CallbackFunc cb, void *ud)
 {
-	(void)cb;
-	(void)ud;
+	CUptiResult r = (CUptiResult)env("FAKE_CUPTI_SUBSCRIBE", CUPTI_SUCCESS);
+
 	*s = NULL;
-	return (CUptiResult)env("FAKE_CUPTI_SUBSCRIBE", CUPTI_SUCCESS);
+	if (r == CUPTI_SUCCESS) {
+		subscriber = cb;
+		subscriber_data = ud;
+	}
+	return r;
+}
+
+/* Runs the subscriber for API function cbid of domain, entering then leaving it. */
+EXPORT int fake_cupti_fire(int domain, unsigned int cbid, const char *name)
+{
+	static uint64_t corr;
+	int ret = 0;
+	CUpti_CallbackData d = {
+	    .functionName = name, .correlationId = (uint32_t)++corr, .functionReturnValue = &ret};
+
+	if (!subscriber)
+		return -1;
+	d.callbackSite = CUPTI_API_ENTER;
+	subscriber(subscriber_data, (CUpti_CallbackDomain)domain, cbid, &d);
+	d.callbackSite = CUPTI_API_EXIT;
+	subscriber(subscriber_data, (CUpti_CallbackDomain)domain, cbid, &d);
+	return 0;
 }
 
 EXPORT CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle *s, CUpti_CallbackFunc cb, void *ud,
@@ -50,7 +76,7 @@ EXPORT CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle *s, CUpti_CallbackFu
 #define STUB(name, params)                                                                         \
 	EXPORT CUptiResult name params                                                             \
 	{                                                                                          \
-		return CUPTI_ERROR_NOT_INITIALIZED;                                                \
+		return env("FAKE_CUPTI_OK", 0) ? CUPTI_SUCCESS : CUPTI_ERROR_NOT_INITIALIZED;      \
 	}
 
 STUB(cuptiEnableDomain, (uint32_t e, CUpti_SubscriberHandle s, CUpti_CallbackDomain d))

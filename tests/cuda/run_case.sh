@@ -168,6 +168,37 @@ WANT
 	grep -q '_Z6kern_bPf' bt2.txt || fail "the trace lost the mangled kernel name"
 	assert_eq "$(grep -c 'hetrace:device_command' bt2.txt)" 13 "device commands in babeltrace2"
 	;;
+profiler_range)
+	# --capture-range=cudaProfilerApi, CUPTI's callbacks played by the fake
+	# libcupti: only what lies between a profiler Start and Stop is recorded
+	# (the calls themselves included), once (stop) or every time (repeat)
+	fake=$BUILD/lib/libfakecupti.so
+	profiler() { # NAME [record options...]
+		local name=$1
+		shift
+		HETRACE_CUPTI_LIBRARY="$fake" FAKE_CUPTI_OK=1 "$HT" record -q -o "$name" "$@" -- \
+			"$BIN/cuda_profiler_prog" "$LIB" "$fake" >"$name.out" 2>"$name.err" ||
+			fail "$name: run failed: $(cat "$name.err")"
+		grep -qx "profiler_prog ok" "$name.out" || fail "$name: program output"
+		[ ! -s "$name.err" ] || fail "$name: said: $(cat "$name.err")"
+		check_valid "$name"
+		dump "$name" "$name.txt"
+		sed -n 's/.*region_begin name=\([a-z]*\).*/\1/p' "$name.txt" | tr '\n' ' '
+	}
+	assert_eq "$(profiler all)" "before inside after again last " "no capture range"
+	assert_eq "$(profiler once --capture-range=cudaProfilerApi)" "inside " "capture range, end stop"
+	calls() { # TRACE: the CUDA calls the report counts, "name=count ..."
+		"$HT" report --format json "$1" | python3 -c '
+import json, sys
+print(" ".join("%s=%d" % (a["name"], a["count"]) for a in sorted(json.load(sys.stdin)["api"], key=lambda a: a["name"])))'
+	}
+	# the Start and Stop calls are in their range, whole (paired slices)
+	assert_eq "$(calls once)" "cudaProfilerStart=1 cudaProfilerStop=1" "calls in the range (stop)"
+	assert_eq "$(profiler rep --capture-range=cudaProfilerApi --capture-range-end=repeat)" \
+		"inside again " "capture range, end repeat"
+	assert_eq "$(calls rep)" "cuProfilerStart=1 cuProfilerStop=1 cudaProfilerStart=1 cudaProfilerStop=1" \
+		"calls in the ranges (repeat)"
+	;;
 inject_nogpu)
 	# a CUPTI problem is one warning; NVTX (everything else) is still recorded
 	check_refusal() { # NAME PATTERN [ENV...]
