@@ -62,7 +62,7 @@ if [ -x "$BUILD/bin/session_nvtx" ]; then
 fi
 
 # bad values: a line naming the option (then the usage hint), usage status, nothing recorded
-for bad in "--capture-range=cudaProfilerApi" "--capture-range=nvtx:" "--capture-range=region:" "--capture-range=foo" \
+for bad in "--capture-range=cudaProfiler" "--capture-range=nvtx:" "--capture-range=region:" "--capture-range=foo" \
 	"--capture-range-end=stop" "--delay=-1" "--duration=0" "--delay=x"; do
 	"$HT" record -o bad $bad -- true 2>bad.err
 	assert_eq "$?" 2 "exit status of record $bad"
@@ -71,10 +71,12 @@ for bad in "--capture-range=cudaProfilerApi" "--capture-range=nvtx:" "--capture-
 	[ ! -e bad ] || fail "record $bad left a trace directory"
 done
 
-"$HT" session start -o bad --capture-range=api 2>bad.err
-assert_eq "$?" 2 "exit status of session start --capture-range=api"
-head -1 bad.err | grep -q "is for record" || fail "session start --capture-range=api: $(head -1 bad.err)"
-[ ! -e bad ] || fail "the refused session start left a trace directory"
+for r in api cudaProfilerApi; do
+	"$HT" session start -o bad --capture-range=$r 2>bad.err
+	assert_eq "$?" 2 "exit status of session start --capture-range=$r"
+	head -1 bad.err | grep -q "is for record" || fail "session start --capture-range=$r: $(head -1 bad.err)"
+	[ ! -e bad ] || fail "the refused session start left a trace directory"
+done
 
 # a session's region ranges, in a program running already: each program
 # switches for itself (rounds of 10 ticks in "warmup", 10 in "step")
