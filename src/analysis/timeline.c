@@ -1290,15 +1290,6 @@ int ht_timeline_next(struct ht_timeline *tl, const struct ht_tl_record **out)
 			continue;
 		}
 		e = &s->b->ev[s->i];
-		/*
-		 * A decoding thread wrote the index and the payloads on another
-		 * core: ask for them a few events ahead, or every fourth event
-		 * waits here for a cross-core transfer.
-		 */
-		if (s->i + 16 < s->b->n) {
-			__builtin_prefetch(e + 16);
-			__builtin_prefetch(s->b->buf + e[8].off);
-		}
 		if (tl->noop[e->id & 31] && e->id < 32 && s->i && s->announced && !s->device) {
 			if (skip_run(tl, si))
 				return nomem(tl);
