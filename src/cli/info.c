@@ -33,8 +33,13 @@ static void print_time(const char *label, uint64_t ns, int64_t mono_to_real)
 	       (unsigned long long)((((int64_t)ns + mono_to_real) % 1000000000) / 1000));
 }
 
+/*
+ * session: the trace is a session's (its index says how it ended, "session
+ * stopped" or "daemon died"): a process without an exit record most often
+ * ran on past the session's end.
+ */
 static void print_process(const struct ht_trace_process *p, const struct ht_proc_summary *s,
-			  int64_t m2r)
+			  int64_t m2r, int session)
 {
 	char dur[32];
 	const char *sep = "";
@@ -119,6 +124,10 @@ static void print_process(const struct ht_trace_process *p, const struct ht_proc
 	if (!s->have_exit && s->have_exec)
 		printf("  note        this image ended in exec: the process goes on in the "
 		       "directory of its next image (same pid)\n");
+	else if (!s->have_exit && session)
+		printf("  note        no exit record: the process was still running when the "
+		       "session ended (recorded until then), or it crashed, was killed or "
+		       "called _exit()\n");
 	else if (!s->have_exit)
 		printf("  note        no exit record: the process crashed, was killed, or "
 		       "called _exit()\n");
@@ -143,7 +152,7 @@ int ht_cmd_info(int argc, char **argv)
 	int32_t *pids;
 	struct ht_proc_summary *sums;
 	struct ht_life *lives;
-	int rc, status = 0, lrc;
+	int rc, status = 0, lrc, session = 0;
 
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		puts("usage: hetrace info DIR");
@@ -204,14 +213,16 @@ int ht_cmd_info(int argc, char **argv)
 		ht_trace_close(t);
 		return ht_error("out of memory");
 	}
+	if (!ht_trace_index_get(t, "exit", buf, sizeof buf))
+		session = !strcmp(buf, "session stopped") || !strcmp(buf, "daemon died");
 	rc = ht_summary_compute(t, sums, &err);
 	lrc = rc ? -1 : ht_lifetimes_compute(t, lives, &err);
 	for (unsigned int i = 0; i < t->nprocs; i++) {
 		struct ht_proc_summary *s = &sums[i];
 
-		print_process(&t->procs[i], s, m2r);
+		print_process(&t->procs[i], s, m2r, session);
 		if (!lrc)
-			ht_info_life_print(&lives[i]);
+			ht_info_life_print(&lives[i], s->have_exit);
 		ht_lifetimes_release(&lives[i]);
 		events += s->events;
 		lost += s->discarded;

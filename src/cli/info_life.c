@@ -14,7 +14,7 @@
 
 #define THREADS_SHOWN 16
 
-void ht_info_life_print(const struct ht_life *l)
+void ht_info_life_print(const struct ht_life *l, int exited)
 {
 	char dur[32], name[64];
 
@@ -35,7 +35,12 @@ void ht_info_life_print(const struct ht_life *l)
 		printf("replaced by exec\n");
 		break;
 	default:
-		printf("end not recorded (killed before exit, or its parent did not wait)\n");
+		if (exited) /* its own exit record, and no parent of ours saw its status */
+			printf("exited, status not known (only a waiting parent sees it: "
+			       "hetrace record, not a session)\n");
+		else
+			printf("end not recorded (killed before exit, or its parent did not "
+			       "wait)\n");
 	}
 	if (!l->nthreads)
 		return;

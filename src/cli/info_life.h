@@ -4,6 +4,6 @@
 
 struct ht_life;
 
-void ht_info_life_print(const struct ht_life *l);
+void ht_info_life_print(const struct ht_life *l, int exited);
 
 #endif

@@ -55,6 +55,10 @@ still_after tr "session stop"
 dump tr d1.txt
 check_valid tr
 bt2_read tr bt1.txt
+# A runs on past the session: info says so rather than "crashed"; B and C exited
+"$HT" info tr >info1.txt || fail "info on the session trace"
+assert_eq "$(grep -c 'still running when the session ended' info1.txt)" 1 "processes still running at the stop"
+assert_eq "$(grep -c 'exited, status not known' info1.txt)" 2 "processes that exited in the session"
 for p in $B $C; do
 	ticks d1.txt $p >t.$p
 	assert_eq "$(wc -l <t.$p)" 1000 "ticks of program $p started in the session"
