@@ -12,7 +12,7 @@ pkgs=(
 	babeltrace2 python3-bt2
 	lttng-tools liblttng-ust-dev
 	libotf2-trace-dev otf2-tools
-	openmpi-bin libopenmpi-dev util-linux python3-mpi4py
+	openmpi-bin libopenmpi-dev util-linux python3-mpi4py python3-numpy
 	protobuf-compiler
 	libclang-14-dev
 	libdw-dev libelf-dev

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "analysis/escape.h"
 
 #include "analysis/finalize.h"
@@ -177,18 +178,14 @@ static const char *file_type(mode_t m)
 static void check_entries(const char *trace, const struct ht_trace_process *p,
 			  unsigned int *problems)
 {
-	int fd = dup(p->fd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = ht_dir_dup(p->fd);
 	struct dirent *de;
 
 	if (!d) {
-		if (fd >= 0)
-			close(fd);
 		(*problems)++;
 		ht_error("%s/%s: cannot list the directory: %s", trace, p->name, strerror(errno));
 		return;
 	}
-	rewinddir(d); /* the dup shares the reader's position, at the end after its listing */
 	while ((de = readdir(d))) {
 		struct stat st;
 

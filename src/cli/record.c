@@ -38,50 +38,50 @@
 #include "sampling/collect.h"
 
 static const char usage[] =
-	"usage: hetrace record [options] [--] COMMAND [ARGS...]\n"
-	"\n"
-	"  -o, --output DIR      trace directory (default: hetrace-YYYYmmdd-HHMMSS)\n"
-	"  -f, --force           replace an earlier trace in DIR (only what hetrace\n"
-	"                        wrote: anything else there is refused)\n"
-	"      --api LIST        sources to enable, comma-separated: opencl,cuda,nvtx,xpti,\n"
-	"                        mpi (default: all that the program uses)\n"
-	"      --mode MODE       discard (default): drop and count events when no space is\n"
-	"                        left; block: wait for space first (10 s in all)\n"
-	"      --buffer SIZE     sub-buffer (packet) size, a power of two from 16K to 16M\n"
-	"                        (default 64K)\n"
-	"      --clock CLOCK     tsc (default where invariant) or monotonic\n"
-	"      --os, --no-os     record OS scheduling of the traced threads (default: on\n"
-	"                        where the kernel permits)\n"
-	"      --memory-access[=GLOB]\n"
-	"                        record every global-memory load, store and atomic of\n"
-	"                        the kernels whose name matches GLOB (default: all)\n"
-	"      --memory-access-sample N\n"
-	"                        record the accesses of 1 work-group in N\n"
-	"      --memory-access-buffer SIZE\n"
-	"                        the device-visible channel they pass through (default 8M)\n"
-	"      --callstacks MODE the caller's stack at API calls: launch (default: calls\n"
-	"                        that submit, wait for or allocate device work), all, none\n"
-	"      --sample-rate HZ  CPU samples per second of each thread's CPU time, with\n"
-	"                        their call stacks (default 1000)\n"
-	"      --no-sample       no CPU sampling\n"
-	"      --pc-sampling[=PERIOD]\n"
-	"                        sample the program counter of running kernels every\n"
-	"                        PERIOD (default 1ms): PoCL's CPU devices (CPU samples\n"
-	"                        of the kernel threads, on with --no-sample too), CUDA\n"
-	"                        GPUs (CUPTI, with stall reasons); report's hot lines\n"
-	"      --counters LIST   perf counters (task-clock, page-faults, cycles, ... or PAPI\n"
-	"                        presets) read per CPU sample and at API calls and regions\n"
-	"      --delay SECONDS   start recording this long after the command starts\n"
-	"      --duration SECONDS\n"
-	"                        record this long (then the command runs on unrecorded)\n"
-	"      --capture-range=region:NAME|nvtx:NAME|api|cudaProfilerApi\n"
-	"                        record only inside regions NAME (hetrace.h), NVTX\n"
-	"                        push/pop ranges NAME, between hetrace_start() and\n"
-	"                        hetrace_stop(), or between cudaProfilerStart() and\n"
-	"                        cudaProfilerStop() (cuProfilerStart/Stop)\n"
-	"      --capture-range-end=stop|repeat\n"
-	"                        after the first such range (default) or every one\n"
-	"  -q, --quiet           no summary line\n";
+    "usage: hetrace record [options] [--] COMMAND [ARGS...]\n"
+    "\n"
+    "  -o, --output DIR      trace directory (default: hetrace-YYYYmmdd-HHMMSS)\n"
+    "  -f, --force           replace an earlier trace in DIR (only what hetrace\n"
+    "                        wrote: anything else there is refused)\n"
+    "      --api LIST        sources to enable, comma-separated: opencl,cuda,nvtx,xpti,\n"
+    "                        mpi (default: all that the program uses)\n"
+    "      --mode MODE       discard (default): drop and count events when no space is\n"
+    "                        left; block: wait for space first (10 s in all)\n"
+    "      --buffer SIZE     sub-buffer (packet) size, a power of two from 16K to 16M\n"
+    "                        (default 64K)\n"
+    "      --clock CLOCK     tsc (default where invariant) or monotonic\n"
+    "      --os, --no-os     record OS scheduling of the traced threads (default: on\n"
+    "                        where the kernel permits)\n"
+    "      --memory-access[=GLOB]\n"
+    "                        record every global-memory load, store and atomic of\n"
+    "                        the kernels whose name matches GLOB (default: all)\n"
+    "      --memory-access-sample N\n"
+    "                        record the accesses of 1 work-group in N\n"
+    "      --memory-access-buffer SIZE\n"
+    "                        the device-visible channel they pass through (default 8M)\n"
+    "      --callstacks MODE the caller's stack at API calls: launch (default: calls\n"
+    "                        that submit, wait for or allocate device work), all, none\n"
+    "      --sample-rate HZ  CPU samples per second of each thread's CPU time, with\n"
+    "                        their call stacks (default 1000)\n"
+    "      --no-sample       no CPU sampling\n"
+    "      --pc-sampling[=PERIOD]\n"
+    "                        sample the program counter of running kernels every\n"
+    "                        PERIOD (default 1ms): PoCL's CPU devices (CPU samples\n"
+    "                        of the kernel threads, on with --no-sample too), CUDA\n"
+    "                        GPUs (CUPTI, with stall reasons); report's hot lines\n"
+    "      --counters LIST   perf counters (task-clock, page-faults, cycles, ... or PAPI\n"
+    "                        presets) read per CPU sample and at API calls and regions\n"
+    "      --delay SECONDS   start recording this long after the command starts\n"
+    "      --duration SECONDS\n"
+    "                        record this long (then the command runs on unrecorded)\n"
+    "      --capture-range=region:NAME|nvtx:NAME|api|cudaProfilerApi\n"
+    "                        record only inside regions NAME (hetrace.h), NVTX\n"
+    "                        push/pop ranges NAME, between hetrace_start() and\n"
+    "                        hetrace_stop(), or between cudaProfilerStart() and\n"
+    "                        cudaProfilerStop() (cuProfilerStart/Stop)\n"
+    "      --capture-range-end=stop|repeat\n"
+    "                        after the first such range (default) or every one\n"
+    "  -q, --quiet           no summary line\n";
 
 static volatile sig_atomic_t child_pid;
 
@@ -177,6 +177,37 @@ int ht_record_index_write(int dfd, int argc, char **argv, const char *clock, dou
 	return 0;
 }
 
+void ht_record_default_dir(char *out, size_t cap, const char *prefix)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char when[32];
+
+	localtime_r(&now, &tm);
+	strftime(when, sizeof when, "%Y%m%d-%H%M%S", &tm);
+	snprintf(out, cap, "%s-%s", prefix, when);
+}
+
+int ht_record_check_options(const char *sub, const char *mode, const char *buffer,
+			    const char *clock, const char *callstacks)
+{
+	size_t sz;
+
+	if (mode && strcmp(mode, "discard") && strcmp(mode, "block"))
+		return ht_usage_error(sub, "--mode must be discard or block, not '%s'", mode);
+	if (buffer && (ht_parse_size(buffer, &sz) || sz < HT_PACKET_MIN || sz > HT_PACKET_MAX ||
+		       (sz & (sz - 1))))
+		return ht_usage_error(
+		    sub, "--buffer must be a power of two from 16K to 16M, not '%s'", buffer);
+	if (clock && strcmp(clock, "tsc") && strcmp(clock, "monotonic"))
+		return ht_usage_error(sub, "--clock must be tsc or monotonic, not '%s'", clock);
+	if (callstacks && strcmp(callstacks, "none") && strcmp(callstacks, "launch") &&
+	    strcmp(callstacks, "all"))
+		return ht_usage_error(sub, "--callstacks must be none, launch or all, not '%s'",
+				      callstacks);
+	return 0;
+}
+
 void ht_record_index_end(int dfd, int status_code, const char *status_text)
 {
 	int fd = openat(dfd, "hetrace.index", O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
@@ -255,7 +286,8 @@ int ht_record_set_preload(const char *libdir, const char *api, const char *cmd)
 	n = (size_t)snprintf(v, sizeof v, "%s/libhetrace.so.0", libdir);
 	for (size_t i = 0; i < sizeof sources / sizeof sources[0]; i++) {
 		snprintf(lib, sizeof lib, "%s/%s", libdir, sources[i].lib);
-		if ((!sources[i].api || api_enabled(api, sources[i].api)) && access(lib, R_OK) == 0 &&
+		if ((!sources[i].api || api_enabled(api, sources[i].api)) &&
+		    access(lib, R_OK) == 0 &&
 		    (!sources[i].wanted || (api && api_enabled(api, sources[i].api)) ||
 		     sources[i].wanted(cmd)))
 			n += (size_t)snprintf(v + n, sizeof v - n, ":%s", lib);
@@ -373,24 +405,29 @@ static void finish_samples(struct ht_sampler *s, const char *dir, int quiet)
 int ht_cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"output", required_argument, 0, 'o'}, {"force", no_argument, 0, 'f'},
-		{"api", required_argument, 0, 'a'},    {"mode", required_argument, 0, 'm'},
-		{"buffer", required_argument, 0, 'b'}, {"clock", required_argument, 0, 'c'},
-		{"quiet", no_argument, 0, 'q'},	       {"help", no_argument, 0, 'h'},
-		{"os", no_argument, 0, 'O'},	       {"no-os", no_argument, 0, 'N'},
-		{"memory-access", optional_argument, 0, 'M'},
-		{"memory-access-sample", required_argument, 0, 'S'},
-		{"memory-access-buffer", required_argument, 0, 'B'},
-		{"callstacks", required_argument, 0, 'K'},
-		{"sample-rate", required_argument, 0, 'R'},
-		{"no-sample", no_argument, 0, 'X'},
-		{"counters", required_argument, 0, 'C'},
-		{"delay", required_argument, 0, 'y'},
-		{"duration", required_argument, 0, 'Y'},
-		{"capture-range", required_argument, 0, 'r'},
-		{"capture-range-end", required_argument, 0, 'e'},
-		{"pc-sampling", optional_argument, 0, 'P'},
-		{0, 0, 0, 0},
+	    {"output", required_argument, 0, 'o'},
+	    {"force", no_argument, 0, 'f'},
+	    {"api", required_argument, 0, 'a'},
+	    {"mode", required_argument, 0, 'm'},
+	    {"buffer", required_argument, 0, 'b'},
+	    {"clock", required_argument, 0, 'c'},
+	    {"quiet", no_argument, 0, 'q'},
+	    {"help", no_argument, 0, 'h'},
+	    {"os", no_argument, 0, 'O'},
+	    {"no-os", no_argument, 0, 'N'},
+	    {"memory-access", optional_argument, 0, 'M'},
+	    {"memory-access-sample", required_argument, 0, 'S'},
+	    {"memory-access-buffer", required_argument, 0, 'B'},
+	    {"callstacks", required_argument, 0, 'K'},
+	    {"sample-rate", required_argument, 0, 'R'},
+	    {"no-sample", no_argument, 0, 'X'},
+	    {"counters", required_argument, 0, 'C'},
+	    {"delay", required_argument, 0, 'y'},
+	    {"duration", required_argument, 0, 'Y'},
+	    {"capture-range", required_argument, 0, 'r'},
+	    {"capture-range-end", required_argument, 0, 'e'},
+	    {"pc-sampling", optional_argument, 0, 'P'},
+	    {0, 0, 0, 0},
 	};
 	const char *out = NULL, *api = NULL, *mode = NULL, *buffer = NULL, *clock = NULL;
 	const char *mem = NULL, *mem_sample = NULL, *mem_buffer = NULL;
@@ -490,8 +527,9 @@ int ht_cmd_record(int argc, char **argv)
 		default:
 			if (optopt)
 				return ht_usage_error("record", "option '-%c' %s", optopt,
-						      strchr("oambcMSBKRCyYre", optopt) ? "needs a value"
-										 : "is unknown");
+						      strchr("oambcMSBKRCyYre", optopt)
+							  ? "needs a value"
+							  : "is unknown");
 			return ht_usage_error("record", "unknown or incomplete option '%s'",
 					      argv[optind - 1]);
 		}
@@ -500,29 +538,12 @@ int ht_cmd_record(int argc, char **argv)
 		return ht_usage_error("record", "no command given");
 	if (ht_capture_check(&cap, "record"))
 		return 2;
-	if (mode && strcmp(mode, "discard") && strcmp(mode, "block"))
-		return ht_usage_error("record", "--mode must be discard or block, not '%s'", mode);
-	if (buffer) {
-		size_t sz;
-
-		if (ht_parse_size(buffer, &sz) || sz < HT_PACKET_MIN || sz > HT_PACKET_MAX ||
-		    (sz & (sz - 1)))
-			return ht_usage_error("record",
-					      "--buffer must be a power of two from 16K to 16M, "
-					      "not '%s'",
-					      buffer);
-	}
+	if (ht_record_check_options("record", mode, buffer, clock, callstacks))
+		return 2;
 	if (ht_memtrace_options(mem, mem_sample, mem_buffer))
 		return 2;
 	if (pc && ht_pcsamp_option(pc_period, &pc_ns))
 		return 2;
-	if (clock && strcmp(clock, "tsc") && strcmp(clock, "monotonic"))
-		return ht_usage_error("record", "--clock must be tsc or monotonic, not '%s'",
-				      clock);
-	if (callstacks && strcmp(callstacks, "none") && strcmp(callstacks, "launch") &&
-	    strcmp(callstacks, "all"))
-		return ht_usage_error(
-		    "record", "--callstacks must be none, launch or all, not '%s'", callstacks);
 	if (rate) {
 		char *end;
 		unsigned long per_s = strtoul(rate, &end, 10);
@@ -549,8 +570,9 @@ int ht_cmd_record(int argc, char **argv)
 		so.ncounters = nc;
 	}
 	if (api && !valid_api_list(api, bad, sizeof bad))
-		return ht_usage_error("record", "--api: unknown source '%s' (known: opencl, cuda, "
-						"nvtx, xpti, mpi)",
+		return ht_usage_error("record",
+				      "--api: unknown source '%s' (known: opencl, cuda, "
+				      "nvtx, xpti, mpi)",
 				      bad);
 	if (ht_record_find_libdir(libdir, sizeof libdir))
 		return ht_error("cannot find libhetrace.so.0 next to the hetrace command "
@@ -558,17 +580,14 @@ int ht_cmd_record(int argc, char **argv)
 	if (ht_record_part_setup(out, force, &part))
 		return 1;
 	if (part.active && !out)
-		return ht_usage_error("record", "under an MPI launcher (%s), -o DIR is needed: "
-						"every rank records its part of the same DIR",
+		return ht_usage_error("record",
+				      "under an MPI launcher (%s), -o DIR is needed: "
+				      "every rank records its part of the same DIR",
 				      part.var);
 	if (part.active)
 		out = part.path; /* this rank's part of the job's trace */
 	if (!out) {
-		time_t now = time(NULL);
-		struct tm tm;
-
-		localtime_r(&now, &tm);
-		strftime(defdir, sizeof defdir, "hetrace-%Y%m%d-%H%M%S", &tm);
+		ht_record_default_dir(defdir, sizeof defdir, "hetrace");
 		out = defdir;
 	}
 

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "cli/cli.h"
 #include "cli/record_dir.h"
 #include "format/format.h"
@@ -143,11 +144,9 @@ static int process_dir(int dfd, const char *name, int remove, char *what, size_t
 		snprintf(what, cap, "%s", name);
 		return 1;
 	}
-	d = fdopendir(pfd);
-	if (!d) {
-		close(pfd);
+	d = ht_dir_of(pfd);
+	if (!d)
 		return -errno;
-	}
 	do { /* removing entries while reading a directory may skip some: again until none */
 		removed = 0;
 		rewinddir(d);
@@ -177,17 +176,13 @@ static int process_dir(int dfd, const char *name, int remove, char *what, size_t
  */
 static int pocl_cache(int dfd, const char *name, int remove, char *what, size_t cap, int depth)
 {
-	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), r = 0;
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = ht_dir_of(openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
 	struct dirent *de;
 	struct stat st;
+	int r = 0;
 
-	if (!d) {
-		r = -errno;
-		if (fd >= 0)
-			close(fd);
-		return r;
-	}
+	if (!d)
+		return -errno;
 	while (!r && (de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
@@ -212,17 +207,13 @@ static int pocl_cache(int dfd, const char *name, int remove, char *what, size_t 
 static int trace_dir(int dfd, int remove, char *what, size_t cap)
 {
 	static const char index_head[] = "hetrace_version=";
-	int fd = dup(dfd), r = 0, removed;
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = ht_dir_dup(dfd);
 	struct dirent *de;
 	struct stat st;
+	int r = 0, removed;
 
-	if (!d) {
-		r = -errno;
-		if (fd >= 0)
-			close(fd);
-		return r;
-	}
+	if (!d)
+		return -errno;
 	do {
 		removed = 0;
 		rewinddir(d); /* a dup shares the offset of an earlier scan */
@@ -239,7 +230,8 @@ static int trace_dir(int dfd, int remove, char *what, size_t cap)
 				if (remove && unlinkat(dfd, n, 0))
 					r = -errno;
 			} else if (!strcmp(n, HT_PCSAMP_POCL_CACHE) &&
-				   !fstatat(dfd, n, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode)) {
+				   !fstatat(dfd, n, &st, AT_SYMLINK_NOFOLLOW) &&
+				   S_ISDIR(st.st_mode)) {
 				r = pocl_cache(dfd, n, remove, what, cap, 0);
 			} else {
 				r = process_dir(dfd, n, remove, what, cap);
@@ -254,17 +246,12 @@ static int trace_dir(int dfd, int remove, char *what, size_t cap)
 /* Return: 1 when directory fd is empty, 0 when not, or -errno. */
 static int empty(int fd)
 {
-	int dup_fd = dup(fd), r = 1;
-	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	DIR *d = ht_dir_dup(fd);
 	struct dirent *de;
+	int r = 1;
 
-	if (!d) {
-		r = -errno;
-		if (dup_fd >= 0)
-			close(dup_fd);
-		return r;
-	}
-	rewinddir(d);
+	if (!d)
+		return -errno;
 	while (r && (de = readdir(d)))
 		r = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
 	closedir(d);

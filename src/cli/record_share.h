@@ -27,5 +27,14 @@ void ht_record_index_end(int dfd, int status_code, const char *status_text);
  * Return: 0, or 1 on an error (printed).
  */
 int ht_record_finalize(const char *dir, double hz, int quiet, unsigned int salvaged);
+/* The default trace directory, "PREFIX-YYYYmmdd-HHMMSS" in local time. */
+void ht_record_default_dir(char *out, size_t cap, const char *prefix);
+/*
+ * Checks the recorder options record and session start share (NULL: not
+ * given): --mode, --buffer, --clock, --callstacks. Return: 0, or the usage
+ * status (2) after one line naming the option, under sub-command `sub`.
+ */
+int ht_record_check_options(const char *sub, const char *mode, const char *buffer,
+			    const char *clock, const char *callstacks);
 
 #endif

@@ -189,26 +189,8 @@ int ht_cmd_session(int argc, char **argv)
 	if (!strcmp(sub, "status"))
 		return ht_session_status(o.name);
 
-	if (o.mode && strcmp(o.mode, "discard") && strcmp(o.mode, "block"))
-		return ht_usage_error("session", "--mode must be discard or block, not '%s'",
-				      o.mode);
-	if (o.buffer) {
-		size_t sz;
-
-		if (ht_parse_size(o.buffer, &sz) || sz < HT_PACKET_MIN || sz > HT_PACKET_MAX ||
-		    (sz & (sz - 1)))
-			return ht_usage_error("session",
-					      "--buffer must be a power of two from 16K to 16M, "
-					      "not '%s'",
-					      o.buffer);
-	}
-	if (o.clock && strcmp(o.clock, "tsc") && strcmp(o.clock, "monotonic"))
-		return ht_usage_error("session", "--clock must be tsc or monotonic, not '%s'",
-				      o.clock);
-	if (o.callstacks && strcmp(o.callstacks, "none") && strcmp(o.callstacks, "launch") &&
-	    strcmp(o.callstacks, "all"))
-		return ht_usage_error(
-		    "session", "--callstacks must be none, launch or all, not '%s'", o.callstacks);
+	if (ht_record_check_options("session", o.mode, o.buffer, o.clock, o.callstacks))
+		return 2;
 	if (ht_capture_check(&cap, "session"))
 		return 2;
 	if (cap.range && (!strcmp(cap.range, "api") || !strcmp(cap.range, "cudaProfilerApi")))

@@ -5,6 +5,7 @@
 #ifndef HT_IO_H
 #define HT_IO_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,6 +49,36 @@ static inline long ht_pread_full(int fd, void *buf, size_t len, uint64_t off)
 		got += (size_t)n;
 	}
 	return (long)got;
+}
+
+/*
+ * A directory stream on fd, which it takes over (fd < 0: an error passed
+ * on, errno kept). Return: the stream, or NULL with errno set (fd closed).
+ */
+static inline DIR *ht_dir_of(int fd)
+{
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!d && fd >= 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return d;
+}
+
+/*
+ * A directory stream on a duplicate of dfd, at its first entry (a
+ * duplicate shares the offset an earlier scan of dfd left). NULL: errno.
+ */
+static inline DIR *ht_dir_dup(int dfd)
+{
+	DIR *d = ht_dir_of(dup(dfd));
+
+	if (d)
+		rewinddir(d);
+	return d;
 }
 
 #endif

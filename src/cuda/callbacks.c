@@ -249,28 +249,6 @@ static int profiler_call(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
 	return 0;
 }
 
-static void cuda_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data);
-
-void CUPTIAPI ht_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-			       const void *data)
-{
-	int pr = 0;
-
-	(void)userdata;
-	if (__builtin_expect(ht_cuda.profiler_range, 0) && data &&
-	    (pr = profiler_call(domain, cbid)) != 0) {
-		int site = ((const CUpti_CallbackData *)data)->callbackSite;
-
-		if (pr > 0 && site == CUPTI_API_ENTER)
-			hetrace_start();
-		cuda_callback(domain, cbid, data);
-		if (pr < 0 && site == CUPTI_API_EXIT)
-			hetrace_stop();
-		return;
-	}
-	cuda_callback(domain, cbid, data);
-}
-
 static void cuda_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
 {
 	if (!HT_ENABLED() || !__atomic_load_n(&ht_cuda.active, __ATOMIC_RELAXED))
@@ -298,4 +276,24 @@ static void cuda_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 		ht_cuda_pc_collect(NULL, 0); /* rate-limited */
 		ht_cuda_emit_lost();
 	}
+}
+
+void CUPTIAPI ht_cuda_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+			       const void *data)
+{
+	int pr = 0;
+
+	(void)userdata;
+	if (__builtin_expect(ht_cuda.profiler_range, 0) && data &&
+	    (pr = profiler_call(domain, cbid)) != 0) {
+		int site = ((const CUpti_CallbackData *)data)->callbackSite;
+
+		if (pr > 0 && site == CUPTI_API_ENTER)
+			hetrace_start();
+		cuda_callback(domain, cbid, data);
+		if (pr < 0 && site == CUPTI_API_EXIT)
+			hetrace_stop();
+		return;
+	}
+	cuda_callback(domain, cbid, data);
 }

@@ -140,16 +140,11 @@ static int by_tid(const void *a, const void *b)
 /* Lists the threads that have a stream in d ("thread-<tid>", maybe with a ".N"). */
 static int read_threads(struct pdir *d)
 {
-	int fd = dup(d->fd);
-	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *dir = ht_dir_dup(d->fd);
 	struct dirent *de;
 
-	if (!dir) {
-		if (fd >= 0)
-			close(fd);
+	if (!dir)
 		return -errno;
-	}
-	rewinddir(dir);
 	while ((de = readdir(dir))) {
 		char *end;
 		long tid = strncmp(de->d_name, "thread-", 7) ? 0 : strtol(de->d_name + 7, &end, 10);
@@ -170,16 +165,11 @@ static int read_threads(struct pdir *d)
 /* Collects the process directories of the trace (those with a start anchor). */
 static int scan(struct writer *w, int dfd)
 {
-	int fd = dup(dfd);
-	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *dir = ht_dir_dup(dfd);
 	struct dirent *de;
 
-	if (!dir) {
-		if (fd >= 0)
-			close(fd);
+	if (!dir)
 		return -errno;
-	}
-	rewinddir(dir);
 	while ((de = readdir(dir))) {
 		struct pdir d = {.s.out = -1};
 		char *end;

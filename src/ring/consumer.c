@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "ring/consumer.h"
 #include "common/grow.h"
 #include "ring/ring.h"
@@ -66,8 +67,8 @@ struct ht_consumer *ht_consumer_create(int dfd, const char *dir)
 	c->file_limit = UINT64_MAX;
 	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		c->file_limit = rl.rlim_cur;
-	fd = openat(dfd, HT_DOORBELL_FILE, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		    0600);
+	fd =
+	    openat(dfd, HT_DOORBELL_FILE, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		goto err;
 	if (posix_fallocate(fd, 0, 4096) == 0)
@@ -120,31 +121,22 @@ static void add(struct ht_consumer *c, int pfd, const char *proc, const char *na
 /* Finds ring files in every process directory. */
 static void scan(struct ht_consumer *c)
 {
-	int fd = dup(c->dfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = ht_dir_dup(c->dfd);
 	struct dirent *de;
 
 	c->last_scan_ns = now_ns();
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return;
-	}
-	rewinddir(d);
 	while ((de = readdir(d))) {
-		int pfd;
 		DIR *pd;
 		struct dirent *pe;
 
 		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
 			continue; /* DT_UNKNOWN: O_DIRECTORY below sorts it out */
-		pfd = openat(c->dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		pd = pfd >= 0 ? fdopendir(pfd) : NULL;
-		if (!pd) {
-			if (pfd >= 0)
-				close(pfd);
+		pd = ht_dir_of(
+		    openat(c->dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+		if (!pd)
 			continue;
-		}
 		while ((pe = readdir(pd))) {
 			size_t len = strlen(pe->d_name), sl = strlen(HT_RING_SUFFIX);
 
@@ -163,7 +155,8 @@ static int died(const struct ht_consumer *c, const struct ring_ent *e)
 	size_t pl = (size_t)(strchr(e->path, '/') - e->path);
 
 	for (size_t i = 0; i < c->n; i++)
-		if (!strcmp(c->ents[i].name, "." "process" HT_RING_SUFFIX) &&
+		if (!strcmp(c->ents[i].name, "."
+					     "process" HT_RING_SUFFIX) &&
 		    !strncmp(c->ents[i].path, e->path, pl + 1) &&
 		    !__atomic_load_n(&c->ents[i].rf.h->closed, __ATOMIC_ACQUIRE))
 			return 1;
@@ -220,10 +213,11 @@ static void drain(struct ht_consumer *c, int final)
 			c->salvaged += (unsigned int)st.salvaged;
 		if (h->error && !c->warned) {
 			c->warned = 1;
-			fprintf(stderr,
-				"hetrace: cannot write trace file '%s/%s': %s; events are dropped and "
-				"counted, the program runs on\n",
-				c->dir, e->path, strerror(h->error));
+			fprintf(
+			    stderr,
+			    "hetrace: cannot write trace file '%s/%s': %s; events are dropped and "
+			    "counted, the program runs on\n",
+			    c->dir, e->path, strerror(h->error));
 		}
 		if (!done) {
 			i++;

@@ -295,11 +295,7 @@ int ht_session_start(const struct ht_session_opts *o)
 		clean_stale(pg, o->name);
 
 	if (!out) {
-		time_t t = time(NULL);
-		struct tm tm;
-
-		localtime_r(&t, &tm);
-		strftime(defdir, sizeof defdir, "hetrace-session-%Y%m%d-%H%M%S", &tm);
+		ht_record_default_dir(defdir, sizeof defdir, "hetrace-session");
 		out = defdir;
 	}
 	if (!clock)

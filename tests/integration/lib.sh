@@ -39,6 +39,18 @@ count() {
 	grep -cE -- "$1" "$2" || true
 }
 
+# json_check JSON PYTHON: runs PYTHON with `d` = the parsed report; fails with its message
+json_check() {
+	python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+def fail(m):
+    print('FAIL: ' + m, file=sys.stderr)
+    sys.exit(1)
+$2
+" "$1" || fail "report check failed on $1"
+}
+
 # bt2_read TRACE OUT: babeltrace2 reads the trace; fails on any warning
 bt2_read() {
 	babeltrace2 "$1" >"$2" 2>"$2.err" || fail "babeltrace2 failed on $1: $(head -3 "$2.err")"

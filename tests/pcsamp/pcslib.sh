@@ -3,18 +3,6 @@ PCS=$BUILD/bin/pcs_prog
 [ -x "$PCS" ] || { echo "SKIP: pcs_prog not built (no OpenCL)"; exit 77; }
 "$PCS" 10 >/dev/null 2>&1 || { echo "SKIP: no usable OpenCL device"; exit 77; }
 
-# json_check JSON PYTHON: runs PYTHON with `d` = the parsed report; fails with its message
-json_check() {
-	python3 -c "
-import json, sys
-d = json.load(open(sys.argv[1]))
-def fail(m):
-    print('FAIL: ' + m, file=sys.stderr)
-    sys.exit(1)
-$2
-" "$1" || fail "report check failed on $1"
-}
-
 # hot_lines JSON: asserts hot_a's hottest line is 4 and hot_b's is 11, each with
 # most of its kernel's samples, and that no stall reason is invented
 hot_lines() {

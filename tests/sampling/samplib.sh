@@ -7,14 +7,3 @@ PLUGIN=$BUILD/lib/libcs_plugin.so
 [ -x "$CS" ] || { echo "SKIP: cs_prog not built (no OpenCL)"; exit 77; }
 "$CS" 1 1 >/dev/null 2>&1 || { echo "SKIP: no usable OpenCL device"; exit 77; }
 
-# json_check JSON PYTHON: runs PYTHON with `d` = the parsed report; fails with its message
-json_check() {
-	python3 -c "
-import json, sys
-d = json.load(open(sys.argv[1]))
-def fail(m):
-    print('FAIL: ' + m, file=sys.stderr)
-    sys.exit(1)
-$2
-" "$1" || fail "report check failed on $1"
-}
