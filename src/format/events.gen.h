@@ -1579,7 +1579,7 @@ struct ht_ev_mpi_clock {
 	uint8_t phase;
 	uint64_t time; /* this rank's CLOCK_MONOTONIC ns in the middle of the best round trip */
 	int64_t offset; /* this rank's clock minus the reference's, ns */
-	uint64_t error; /* bound of the offset's error (half the best round trip), ns */
+	uint64_t error; /* bound of the offset's error (half the best round trip; 0 when both read one clock: same boot, same time namespace), ns */
 	uint32_t samples; /* round trips measured */
 	int32_t ref; /* the reference's world rank */
 };

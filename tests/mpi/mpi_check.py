@@ -102,6 +102,9 @@ for k, r in ranks.items():
     check(r["clock_measurements"] >= 1, f"rank {k}: no clock measurement")
     check(abs(r["clock_offset_ns"] - true) <= err <= MAX_ERROR_NS,
           f"rank {k}: offset {r['clock_offset_ns']} error {err}, true offset {true}")
+    # a rank that reads rank 0's clock (same boot, same time namespace) knows it exactly
+    check(k in shifted or (r["clock_offset_ns"], err) == (0, 0),
+          f"rank {k} shares rank 0's clock: offset {r['clock_offset_ns']} error {err}, not 0 and 0")
 
 # collectives overlap after alignment: in a barrier or an allreduce nobody
 # leaves before everyone came, up to the two ranks' error bounds
