@@ -60,7 +60,7 @@ sqlite3 "$tmp/db.sqlite" ".schema regions" ".schema counters" >"$tmp/schema.sql"
 # the anchor: the same tables filled by SQLite alone, same pragmas, one transaction
 rm -f "$tmp/anchor.sqlite"
 {
-	echo "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
+	echo "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
 	echo "PRAGMA cache_size=-8192; BEGIN;"
 	cat "$tmp/schema.sql"
 	echo "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT $regions)"

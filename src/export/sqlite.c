@@ -12,7 +12,11 @@
  * time built after the load cost 0.7 us per row there, more than the
  * insert; the event tables are therefore WITHOUT ROWID tables keyed (time,
  * id): the key is the time index, and rows, which come nearly in time
- * order, are appended (2.0 M rows/s). One transaction, no journal.
+ * order, are appended (2.0 M rows/s). One transaction, no journal, and
+ * 64 KiB pages (set before the first table): 16 times fewer page splits and
+ * writes than SQLite's default 4 KiB, the export 22% faster (bench/sqlite.sh
+ * on 30 M events, 5.4 s -> 4.2 s, medians of 3 interleaved runs), the
+ * database the same size.
  *
  * What needs more than one record is made where it is known: a calling
  * context's rows (call_stacks, stack_frames) when an API call or a CPU
@@ -1230,9 +1234,9 @@ static void dispatch(struct sq *s, const struct sq_table *d)
 
 static int create_schema(struct sq *s, struct ht_read_error *err)
 {
-	static const char pragmas[] = "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
-				      "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-8192; "
-				      "PRAGMA temp_store=MEMORY; BEGIN";
+	static const char pragmas[] = "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; "
+				      "PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE; "
+				      "PRAGMA cache_size=-8192; PRAGMA temp_store=MEMORY; BEGIN";
 	char sql[4096];
 
 	if (sqlite3_exec(s->db, pragmas, NULL, NULL, NULL) != SQLITE_OK ||
