@@ -396,10 +396,12 @@ int ht_timeline_open(struct ht_timeline *tl, struct ht_trace *t, const struct ht
 		long v = strtol(env, &end, 10);
 
 		if (*end || v < 0 || v > 64) {
-			snprintf(tl->err.file, sizeof tl->err.file, "HETRACE_ANALYSIS_THREADS");
+			tl->err.file[0] = '\0'; /* about the environment, not a file */
 			tl->err.offset = HT_NO_OFFSET;
 			snprintf(tl->err.msg, sizeof tl->err.msg,
-				 "'%s' is not a number of threads from 0 to 64", env);
+				 "HETRACE_ANALYSIS_THREADS='%.64s' is not a number of threads from 0 "
+				 "to 64",
+				 env);
 			return -EINVAL;
 		}
 		po.workers = (int)v;

@@ -32,7 +32,8 @@ int ht_report_diff(const char *base, const char *cur, enum ht_format format, dou
 __attribute__((format(printf, 1, 2))) int ht_error(const char *fmt, ...);
 /* Prints "hetrace: <sub>: <message>" and the sub-command's usage hint. Return: 2. */
 __attribute__((format(printf, 2, 3))) int ht_usage_error(const char *sub, const char *fmt, ...);
-/* Prints a reader error as "hetrace: FILE: offset N: MESSAGE". Return: 1. */
+/* Prints a reader error as "hetrace: TRACE/FILE: offset N: MESSAGE" ("hetrace: MESSAGE" when
+ * it names no file: the environment). Return: 1. */
 int ht_read_error_print(const char *trace, const struct ht_read_error *err);
 
 /* Formats ns as seconds with the unit that fits ("1.234 s", "56.7 ms", "890 ns"). */

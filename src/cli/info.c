@@ -57,7 +57,8 @@ static void print_process(const struct ht_trace_process *p, const struct ht_proc
 	}
 	printf("  streams     %u (%u thread, %u device, process%s)\n",
 	       s->streams[HT_SC_THREAD] + s->streams[HT_SC_DEVICE] + s->os_streams,
-	       s->streams[HT_SC_THREAD] - 1, s->streams[HT_SC_DEVICE], s->os_streams ? ", os" : "");
+	       s->streams[HT_SC_THREAD] ? s->streams[HT_SC_THREAD] - 1 : 0, s->streams[HT_SC_DEVICE],
+	       s->os_streams ? ", os" : "");
 	printf("  threads     %u:", s->nthreads);
 	for (unsigned int i = 0; i < s->nthreads; i++)
 		printf(" %d %s (%llu events)%s", s->threads[i].tid, T(s->threads[i].name),
@@ -167,6 +168,29 @@ int ht_cmd_info(int argc, char **argv)
 			return ht_error("cannot open trace '%s': %s", argv[1], err.msg);
 		return ht_error("cannot open trace '%s': %s: %s", argv[1], err.file, err.msg);
 	}
+	sums = calloc(t->nprocs ? t->nprocs : 1, sizeof *sums);
+	lives = calloc(t->nprocs ? t->nprocs : 1, sizeof *lives);
+	pids = calloc(t->nprocs ? t->nprocs : 1, sizeof *pids);
+	if (!sums || !lives || !pids) {
+		free(sums);
+		free(lives);
+		free(pids);
+		ht_trace_close(t);
+		return ht_error("out of memory");
+	}
+	if (!ht_trace_index_get(t, "exit", buf, sizeof buf))
+		session = !strcmp(buf, "session stopped") || !strcmp(buf, "daemon died");
+	rc = ht_summary_compute(t, sums, &err);
+	lrc = rc ? -1 : ht_lifetimes_compute(t, lives, &err);
+	if (rc && !err.file[0]) { /* nothing read (the environment): nothing to show */
+		for (unsigned int i = 0; i < t->nprocs; i++)
+			ht_summary_release(&sums[i]);
+		free(sums);
+		free(lives);
+		free(pids);
+		ht_trace_close(t);
+		return ht_read_error_print(argv[1], &err);
+	}
 	printf("trace       %s\n", T(argv[1]));
 	if (!ht_trace_index_get(t, "command", buf, sizeof buf))
 		printf("command     %s\n", T(buf));
@@ -203,20 +227,6 @@ int ht_cmd_info(int argc, char **argv)
 	/* children that could not write into the trace (record noted them) */
 	for (unsigned int i = 0; !ht_trace_index_get_nth(t, "untraced", i, buf, sizeof buf); i++)
 		printf("untraced    %s\n", T(buf));
-	sums = calloc(t->nprocs ? t->nprocs : 1, sizeof *sums);
-	lives = calloc(t->nprocs ? t->nprocs : 1, sizeof *lives);
-	pids = calloc(t->nprocs ? t->nprocs : 1, sizeof *pids);
-	if (!sums || !lives || !pids) {
-		free(sums);
-		free(lives);
-		free(pids);
-		ht_trace_close(t);
-		return ht_error("out of memory");
-	}
-	if (!ht_trace_index_get(t, "exit", buf, sizeof buf))
-		session = !strcmp(buf, "session stopped") || !strcmp(buf, "daemon died");
-	rc = ht_summary_compute(t, sums, &err);
-	lrc = rc ? -1 : ht_lifetimes_compute(t, lives, &err);
 	for (unsigned int i = 0; i < t->nprocs; i++) {
 		struct ht_proc_summary *s = &sums[i];
 

@@ -49,6 +49,8 @@ int ht_usage_error(const char *sub, const char *fmt, ...)
 
 int ht_read_error_print(const char *trace, const struct ht_read_error *err)
 {
+	if (!err->file[0]) /* not about a file of the trace (the environment) */
+		return ht_error("%s", err->msg);
 	if (err->offset != HT_NO_OFFSET)
 		return ht_error("%s/%s: offset %llu: %s", trace, err->file,
 				(unsigned long long)err->offset, err->msg);
