@@ -788,9 +788,22 @@ static int param_close(struct rw *w, CXCursor f, const struct fn_parts *p, size_
 		if (extent(w, p->params[p->nparams - 1], &s, &e))
 			return -1;
 		i = tok_at(w, e);
-		if (!tok_is(w, i, ")"))
+		if (tok_is(w, i, ")")) {
+			*close = i;
+			return 0;
+		}
+		/*
+		 * Parameters that preprocessor conditionals leave out follow the
+		 * last one (CLBlast: "const real beta #if SA == 1 , LOCAL_PTR
+		 * realM* alm #endif )"): in a definition, the ")" just before the
+		 * body's "{" closes the list.
+		 */
+		if (!p->has_body || extent(w, p->body, &s, &name))
 			return -1;
-		*close = i;
+		i = tok_at(w, s);
+		if (!tok_is(w, i, "{") || !i || !tok_is(w, i - 1, ")") || w->toks[i - 1].off < e)
+			return -1;
+		*close = i - 1;
 		return 0;
 	}
 	clang_getExpansionLocation(clang_getCursorLocation(f), NULL, NULL, NULL, &name);

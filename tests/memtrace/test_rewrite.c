@@ -407,6 +407,69 @@ static void test_unparseable(void)
 	}
 }
 
+/*
+ * Parameters that a preprocessor conditional leaves out follow the last one
+ * (CLBlast's XgemmBody): the hidden parameters go before the ")" the body
+ * follows, with the conditional off and on, and the result builds.
+ */
+static void test_conditional_params(void)
+{
+	static const char src[] = "void put(__global int *p, int v\n"
+				  "#if EXTRA\n"
+				  "\t, int extra\n"
+				  "#endif\n"
+				  "\t)\n"
+				  "{\n"
+				  "\tp[get_global_id(0)] = v;\n"
+				  "}\n"
+				  "__kernel void k(__global int *a\n"
+				  "#if EXTRA\n"
+				  "\t, int extra\n"
+				  "#endif\n"
+				  "\t)\n"
+				  "{\n"
+				  "#if EXTRA\n"
+				  "\tput(a, 7, extra);\n"
+				  "#else\n"
+				  "\tput(a, 7);\n"
+				  "#endif\n"
+				  "}\n";
+	static const char *const options[] = {"", "-D EXTRA=1"};
+	struct ht_mt_cl_params p = {.nbins = 1, .cap = 256, .block = 1, .sample = 1, .stage = 256};
+	cl_platform_id plat;
+	cl_device_id dev;
+	int have_dev = clGetPlatformIDs(1, &plat, NULL) == CL_SUCCESS &&
+		       clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL) == CL_SUCCESS;
+
+	for (int o = 0; o < 2; o++) {
+		struct ht_mt_rewrite rw;
+
+		CHECK_EQ(ht_mt_rewrite_run(tool, src, sizeof src - 1, options[o], &p, &rw), 0);
+		if (!rw.source) {
+			fprintf(stderr, "conditional parameters (%s): %s\n", options[o], rw.error);
+			continue;
+		}
+		CHECK_EQ(rw.nsites, 1);
+		CHECK_EQ(rw.nkernels, 1);
+		if (rw.nkernels == 1)
+			CHECK_EQ(rw.kernels[0].nparams, (unsigned int)(o ? 2 : 1));
+		CHECK(strstr(rw.source, "#endif\n\t, __local struct ht_mt_wg *ht_mt)\n{") != NULL);
+		CHECK(strstr(rw.source, "#endif\n\t, __global volatile uint *ht_mt_chan, uint "
+					"ht_mt_launch)\n{") != NULL);
+		if (have_dev) {
+			cl_int err;
+			cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+			const char *text = rw.source;
+			cl_program prog = clCreateProgramWithSource(ctx, 1, &text, NULL, &err);
+
+			CHECK_EQ(clBuildProgram(prog, 1, &dev, options[o], NULL, NULL), CL_SUCCESS);
+			clReleaseProgram(prog);
+			clReleaseContext(ctx);
+		}
+		ht_mt_rewrite_release(&rw);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -415,6 +478,7 @@ int main(int argc, char **argv)
 	}
 	tool = argv[1];
 	test_unparseable();
+	test_conditional_params();
 	test_block();
 	if (no_device) {
 		printf("no OpenCL device: skipped\n");

@@ -167,6 +167,29 @@ names = sorted(k["name"] for k in r["kernels"])
 if len(names) != 2 or not names[0].startswith("Xaxpy") or not names[1].startswith("Xgemm"):
     sys.exit("FAIL: kernels %s, expected one Xaxpy* and one Xgemm*" % names)
 PY
+	# every global access of both kernels recorded (the GEMM's helper ends in
+	# parameters a preprocessor conditional leaves out): the same results, no
+	# warning, and the bytes each buffer argument moved
+	"$bin/hetrace" record -q --memory-access -o "$work/cbm" -- "$bin/cl_clblast" 4096 64 \
+		>"$work/cbm.out" 2>"$work/cbm.err"
+	cmp "$work/cb.out" "$work/cbm.out" || { echo "FAIL: CLBlast's output changed under --memory-access"; exit 1; }
+	[ ! -s "$work/cbm.err" ] || { echo "FAIL: --memory-access said: $(cat "$work/cbm.err")"; exit 1; }
+	"$bin/hetrace" report --format json "$work/cbm" >"$work/cbm.json"
+	$py - "$work/cbm.json" <<'PY'
+import json, sys
+acc = {}
+for m in json.load(open(sys.argv[1]))["memory_access"]:
+    k = "axpy" if m["kernel"].startswith("Xaxpy") else "gemm"
+    acc.setdefault(k, []).append((m["bytes_read"], m["bytes_written"], m["out_of_bounds"]))
+n, m = 4096, 64
+want = {"axpy": [(4 * n, 0, 0), (4 * n, 4 * n, 0)],  # x read; y read and written
+        "gemm": "A and B read, C written"}
+if sorted(acc.get("axpy", [])) != want["axpy"]:
+    sys.exit("FAIL: axpy accesses %s, expected %s" % (acc.get("axpy"), want["axpy"]))
+g = acc.get("gemm", [])
+if sum(w for _, w, _ in g) != 4 * m * m or any(o for _, _, o in g) or sum(1 for r, _, _ in g if r) < 2:
+    sys.exit("FAIL: gemm accesses %s: expected %s (%d bytes), none out of bounds" % (g, want["gemm"], 4 * m * m))
+PY
 	;;
 clpeak)
 	command -v clpeak >/dev/null || { echo "clpeak missing"; exit 77; }
