@@ -7,8 +7,13 @@
  * to host time by clock sync, in a stream of its own per device queue.
  *
  * Layout: one CTF trace per process (the input's directory name) with a
- * `process` stream, one `thread-<tid>` stream per thread and one
- * `queue-<device>-<queue>` stream per device queue. Events are re-encoded
+ * `process` stream, one `thread-<tid>` stream per thread, one
+ * `queue-<device>-<queue>` stream per device queue, and per thread a
+ * `cpu-<tid>` stream of its OS scheduling states and a `samples-<tid>`
+ * stream of its CPU samples (each sample's call stack as function names,
+ * outermost first), which the recorder collects apart from the thread's
+ * other events. A process's task events (starts and ends of its threads
+ * and children) are in its `process` stream, MPI records in their thread's. Events are re-encoded
  * from the timeline (analysis/timeline.h) with names inline, so the export
  * stands alone; its metadata is ctf_tsdl.c's, not the recorder's, so
  * `hetrace check` does not apply to it (babeltrace2 does).
@@ -28,6 +33,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/callpaths.h"
 #include "analysis/timeline.h"
 #include "export/ctf_source.h"
 #include "export/ctf_tsdl.h"
@@ -89,6 +95,8 @@ struct cx {
 	uint32_t nstreams;
 	size_t capstreams;
 	struct enc e;
+	struct ht_callpaths cp; /* samples' stacks, resolved as they come */
+	int cp_open;
 	uint64_t clamped;
 	uint64_t dropped; /* records with times past HT_TIME_LIMIT_NS */
 	int rc;
@@ -263,8 +271,11 @@ static uint32_t proc_of(struct cx *c, int32_t pid)
  * class of its own, as state intervals arrive later than the thread's
  * events), or a device queue.
  */
+/* A thread's streams beside its own (stream_of's sub). */
+enum { SUB_NONE, SUB_CPU, SUB_SAMPLES };
+
 static struct xstream *stream_of(struct cx *c, int32_t pid, int sc, int32_t tid, uint32_t device,
-				 uint64_t queue, int cpu)
+				 uint64_t queue, int sub)
 {
 	char k[80];
 	int created;
@@ -275,7 +286,7 @@ static struct xstream *stream_of(struct cx *c, int32_t pid, int sc, int32_t tid,
 	if (sc == HT_XS_QUEUE)
 		snprintf(k, sizeof k, "q:%d:%u:%" PRIx64, (int)pid, device, queue);
 	else
-		snprintf(k, sizeof k, "%s:%d:%d", cpu ? "c" : "t", (int)pid, (int)tid);
+		snprintf(k, sizeof k, "%c:%d:%d", "tcs"[sub], (int)pid, (int)tid);
 	v = ht_map_str(&c->keys, k, c->nstreams, &created);
 	if (!v) {
 		fail(c, -ENOMEM, NULL, "out of memory");
@@ -299,8 +310,9 @@ static struct xstream *stream_of(struct cx *c, int32_t pid, int sc, int32_t tid,
 	s->queue = queue;
 	if (sc == HT_XS_QUEUE)
 		snprintf(s->file, sizeof s->file, "queue-%u-%" PRIx64, device, queue);
-	else if (cpu)
-		snprintf(s->file, sizeof s->file, "cpu-%d", (int)tid);
+	else if (sub)
+		snprintf(s->file, sizeof s->file, "%s-%d", sub == SUB_CPU ? "cpu" : "samples",
+			 (int)tid);
 	else if (tid == pid)
 		snprintf(s->file, sizeof s->file, "process");
 	else
@@ -311,7 +323,7 @@ static struct xstream *stream_of(struct cx *c, int32_t pid, int sc, int32_t tid,
 /* The process stream and the main thread are one stream, named "process". */
 static struct xstream *thread_stream(struct cx *c, int32_t pid, int32_t tid)
 {
-	return stream_of(c, pid, HT_XS_THREAD, tid ? tid : pid, 0, 0, 0);
+	return stream_of(c, pid, HT_XS_THREAD, tid ? tid : pid, 0, 0, SUB_NONE);
 }
 
 static void packet_open(struct cx *c, struct xstream *s)
@@ -521,6 +533,63 @@ static void command(struct cx *c, const struct ht_tl_record *r)
 
 /* ---- records ---- */
 
+/* A CPU sample: its stack's function names, outermost first. */
+static void sample(struct cx *c, const struct ht_tl_record *r)
+{
+	struct xstream *s = stream_of(c, r->pid, HT_XS_THREAD, r->tid ? r->tid : r->pid, 0, 0,
+				      SUB_SAMPLES);
+	const char *names[HT_STACK_DEPTH];
+	uint32_t path;
+	int n = 0;
+
+	if (!s)
+		return;
+	path = r->stack ? ht_callpaths_path(&c->cp, r->proc, ht_timeline_proc(&c->tl, r->proc),
+					    r->stack, 1)
+			: 0;
+	if (path)
+		n = ht_callpaths_names(&c->cp, path, names, HT_STACK_DEPTH);
+	put32(&c->e, (uint32_t)r->tid);
+	put32(&c->e, (uint32_t)n);
+	for (int i = 0; i < n; i++)
+		putstr(&c->e, names[i]);
+	emit(c, s, HT_XE_CPU_SAMPLE, r->ts);
+}
+
+static void task(struct cx *c, const struct ht_tl_record *r)
+{
+	struct xstream *s = thread_stream(c, r->pid, 0);
+
+	if (!s)
+		return;
+	putstr(&c->e, r->cmd_kind < HT_TASK_KIND_COUNT ? ht_task_kind_names[r->cmd_kind] : "?");
+	put32(&c->e, (uint32_t)r->tid);
+	put32(&c->e, (uint32_t)r->ret);
+	put32(&c->e, (uint32_t)(int32_t)r->value);
+	put64(&c->e, r->begin);
+	putstr(&c->e, r->name ? r->name : "");
+	emit(c, s, HT_XE_TASK, r->ts);
+}
+
+static void mpi(struct cx *c, const struct ht_tl_record *r)
+{
+	struct xstream *s = thread_stream(c, r->pid, r->tid);
+	const struct ht_tl_mpi_fields *m = &r->mpi;
+
+	if (!s)
+		return;
+	putstr(&c->e, r->name ? r->name : "?");
+	put32(&c->e, (uint32_t)m->rank);
+	put32(&c->e, (uint32_t)m->peer_world);
+	put32(&c->e, (uint32_t)m->tag);
+	put64(&c->e, r->bytes);
+	put64(&c->e, m->received);
+	put64(&c->e, m->comm);
+	put64(&c->e, m->request);
+	put64(&c->e, r->begin);
+	emit(c, s, HT_XE_MPI, r->ts);
+}
+
 static void record(struct cx *c, const struct ht_tl_record *r)
 {
 	struct xstream *s;
@@ -588,7 +657,7 @@ static void record(struct cx *c, const struct ht_tl_record *r)
 		command(c, r);
 		break;
 	case HT_TL_CPU_STATE:
-		if (!(s = stream_of(c, r->pid, HT_XS_THREAD, r->tid, 0, 0, 1)))
+		if (!(s = stream_of(c, r->pid, HT_XS_THREAD, r->tid, 0, 0, SUB_CPU)))
 			break;
 		putstr(&c->e, r->name);
 		put64(&c->e, r->end);
@@ -598,6 +667,15 @@ static void record(struct cx *c, const struct ht_tl_record *r)
 	case HT_TL_LOST:
 		if ((s = thread_stream(c, r->pid, r->tid)))
 			lost(c, s, r->ts, r->count);
+		break;
+	case HT_TL_SAMPLE:
+		sample(c, r);
+		break;
+	case HT_TL_TASK:
+		task(c, r);
+		break;
+	case HT_TL_MPI:
+		mpi(c, r);
 		break;
 	default:
 		break; /* clock anchors, OS notes, stream ends: nothing to draw */
@@ -658,6 +736,8 @@ static void release(struct cx *c)
 	free(c->e.p);
 	ht_map_release(&c->keys);
 	ht_map_release(&c->names);
+	if (c->cp_open)
+		ht_callpaths_release(&c->cp);
 	if (c->tl_open)
 		ht_timeline_close(&c->tl);
 }
@@ -671,6 +751,13 @@ int ht_export_ctf(struct ht_trace *t, const char *dir, struct ht_read_error *err
 	c.trace = t;
 	c.dir = dir;
 	c.err = err;
+	if (ht_callpaths_init(&c.cp)) {
+		snprintf(err->file, sizeof err->file, "%s", dir);
+		err->offset = HT_NO_OFFSET;
+		snprintf(err->msg, sizeof err->msg, "out of memory");
+		return -ENOMEM;
+	}
+	c.cp_open = 1;
 	rc = ht_timeline_open(&c.tl, t, NULL);
 	c.tl_open = 1;
 	if (rc) {

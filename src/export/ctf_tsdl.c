@@ -78,6 +78,15 @@ int ht_xtsdl_write(FILE *f, const struct ht_xtsdl_params *p)
 		  "\t\tstring _name;\n\t\tdouble_t _value;\n");
 	put_event(f, HT_XS_THREAD, HT_XE_CPU_STATE, "cpu_state",
 		  "\t\tstring _state;\n\t\tuint64_t _end;\n\t\tuint32_t _cpu;\n");
+	put_event(f, HT_XS_THREAD, HT_XE_CPU_SAMPLE, "cpu_sample",
+		  "\t\tint32_t _tid;\n\t\tuint32_t _depth;\n\t\tstring _stack[_depth];\n");
+	put_event(f, HT_XS_THREAD, HT_XE_TASK, "task",
+		  "\t\tstring _kind;\n\t\tint32_t _tid;\n\t\tint32_t _code;\n"
+		  "\t\tint32_t _signal;\n\t\tuint64_t _ns;\n\t\tstring _name;\n");
+	put_event(f, HT_XS_THREAD, HT_XE_MPI, "mpi",
+		  "\t\tstring _what;\n\t\tint32_t _rank;\n\t\tint32_t _peer;\n"
+		  "\t\tint32_t _tag;\n\t\tuint64_t _bytes;\n\t\tuint64_t _received;\n"
+		  "\t\tuint64_t _comm;\n\t\thex64_t _request;\n\t\tuint64_t _call_begin;\n");
 	put_event(f, HT_XS_QUEUE, HT_XE_QUEUE_INFO, "queue_info",
 		  "\t\tuint32_t _device;\n\t\thex64_t _queue;\n"
 		  "\t\tstring _clock_sync;\n\t\tdouble_t _sync_bound_ns;\n"

@@ -34,6 +34,9 @@ enum ht_xthread_event {
 	HT_XE_COUNTER = 7,	  /* integral values */
 	HT_XE_COUNTER_DOUBLE = 8, /* the others */
 	HT_XE_CPU_STATE = 9,	  /* OS scheduling: running/preempted/blocked until _end */
+	HT_XE_CPU_SAMPLE = 10,	  /* a CPU sample: its call stack's functions, outermost first */
+	HT_XE_TASK = 11,	  /* a process or thread began or ended (process stream) */
+	HT_XE_MPI = 12,		  /* an MPI message endpoint, collective or one-sided access */
 };
 
 /* Events of the queue stream class. */

@@ -74,6 +74,23 @@ otf2_same() {
 	rm -rf O
 }
 
+# ctf_same: the CTF export holds the job's MPI records, as babeltrace2 reads them
+ctf_same() {
+	local r=$((4 * (ITERS + 1))) nb=$((4 * ITERS))
+	"$HT" export T --format ctf -o C >export.out 2>&1 || fail "CTF export failed: $(cat export.out)"
+	bt2_read C ctf.txt
+	assert_eq "$(count 'hetrace:mpi: .* what = "send",' ctf.txt)" $r "CTF sends (send, sendrecv)"
+	assert_eq "$(count 'hetrace:mpi: .* what = "recv",' ctf.txt)" $r "CTF receives"
+	assert_eq "$(count 'hetrace:mpi: .* what = "isend",' ctf.txt)" $nb "CTF isends"
+	assert_eq "$(count 'hetrace:mpi: .* what = "irecv",' ctf.txt)" $nb "CTF irecvs completed"
+	assert_eq "$(count 'hetrace:mpi: .* what = "barrier",' ctf.txt)" $nb "CTF barriers"
+	# each rank's records name it
+	for k in 0 1 2 3; do
+		assert_ge "$(count "hetrace:mpi: .* rank = $k," ctf.txt)" 1 "CTF records of rank $k"
+	done
+	rm -rf C ctf.txt ctf.txt.err
+}
+
 # flows_same: every message is one flow from its sender to its receiver in
 # the Chrome JSON and the Perfetto exports (pf_decode: an independent reader)
 flows_same() {
@@ -138,6 +155,7 @@ ranks)
 	distributed_same 2 --format json
 	distributed_same 3 --format csv
 	otf2_same
+	ctf_same
 	flows_same
 	view_ranks
 	;;

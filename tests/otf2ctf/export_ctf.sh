@@ -1,5 +1,5 @@
 # hetrace export --format ctf (re-sorted), read back with babeltrace2.
-#   export_ctf.sh BUILD synth|threads|nodevice|losses|fail
+#   export_ctf.sh BUILD synth|threads|samples|nodevice|losses|fail
 . "$(dirname "$0")/../integration/lib.sh"
 MODE=$2
 SYNTH=$BUILD/bin/synth_trace
@@ -66,6 +66,30 @@ threads)
 				if (v + 0 != k * 1000000 + n) { print "bad " $0; exit 1 } n++ }
 				END { if (n != 1000) { print "count " n; exit 1 } }' ||
 			fail "worker-$k counters"
+	done
+	;;
+samples)
+	# every CPU sample in a samples-<tid> stream of its thread, its stack as
+	# function names (as many as its depth); the threads' lives in the process stream
+	"$HT" record -q -o t -- "$PROG" threads 2 300000 2>rec.err || fail "record: $(cat rec.err)"
+	"$HT" export t --format ctf -o out 2>err.txt || fail "export failed: $(cat err.txt)"
+	bt2_read out bt.txt
+	bt2_read t raw.txt
+	n=$(count 'hetrace:cpu_sample:' bt.txt)
+	assert_eq "$n" "$(count 'hetrace:cpu_sample:' raw.txt)" "CPU samples exported"
+	assert_ge "$n" 10 "CPU samples"
+	assert_eq "$(ls out/*/ | grep -c '^samples-')" "$(grep -F 'hetrace:cpu_sample:' bt.txt |
+		sed -E 's/.* tid = ([0-9]+),.*/\1/' | sort -u | wc -l)" "samples streams (one per sampled thread)"
+	grep -F 'hetrace:cpu_sample:' bt.txt | awk '{
+		vtid = $0; sub(/.*vtid = /, "", vtid); sub(/,.*/, "", vtid)
+		tid = $0; sub(/.* tid = /, "", tid); sub(/,.*/, "", tid)
+		d = $0; sub(/.*depth = /, "", d); sub(/,.*/, "", d)
+		k = gsub(/\[[0-9]+\] = "/, "&")
+		if (vtid != tid || d < 1 || d != k) { print "bad: " $0; exit 1 } }' ||
+		fail "a sample on another thread's stream, or a stack unlike its depth"
+	grep -F 'hetrace:cpu_sample:' bt.txt | grep -qF '= "worker" ]' || fail "no sample in worker()"
+	for k in process_start:1 thread_start:2 thread_exit:2 process_exit:1; do
+		assert_eq "$(count "hetrace:task: .*kind = \"${k%:*}\"" bt.txt)" "${k#*:}" "task ${k%:*}"
 	done
 	;;
 nodevice)
