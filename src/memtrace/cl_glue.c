@@ -315,6 +315,29 @@ static const struct ht_mt_kernel *kernel_info(const struct program *r, const cha
 	return NULL;
 }
 
+/*
+ * Kernel `name` of program p, which was not built from source: one warning
+ * per program (the latest 64 remembered; G.lock held). hashcat, for one,
+ * compiles and links its kernels (clCompileProgram, clLinkProgram) once and
+ * loads them from its own cache of binaries after that.
+ */
+static void warn_no_source(cl_program p, const char *name)
+{
+	static cl_program warned[64];
+	static unsigned int next;
+
+	for (unsigned int i = 0; i < sizeof warned / sizeof warned[0]; i++)
+		if (warned[i] == p)
+			return;
+	warned[next++ % (sizeof warned / sizeof warned[0])] = p;
+	fprintf(stderr,
+		"hetrace: kernel '%s' runs untraced (no memory accesses recorded): its program "
+		"was not built from OpenCL C source by clBuildProgram (it came from a binary, "
+		"IL, built-in kernels or clLinkProgram), the one form the rewriter "
+		"instruments\n",
+		name);
+}
+
 /* A twin for the application's kernel k of program p (G.lock held). */
 static void add_kernel(cl_kernel k, cl_program p, const char *name)
 {
@@ -326,8 +349,12 @@ static void add_kernel(cl_kernel k, cl_program p, const char *name)
 	cl_int err;
 	cl_kernel twin;
 
-	if (!r || fnmatch(G.cfg->glob, name, 0))
+	if (fnmatch(G.cfg->glob, name, 0))
 		return;
+	if (!r) {
+		warn_no_source(p, name);
+		return;
+	}
 	if (!r->twin && !r->tried) {
 		r->tried = 1;
 		if (!r->options)

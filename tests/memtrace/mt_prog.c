@@ -13,7 +13,8 @@
  *                        kernels (source, binaries, kernel names and info,
  *                        argument errors, reference counts) and a kernel whose
  *                        parameters are spelled through a macro (the rewriter
- *                        leaves that program alone)
+ *                        leaves that program alone), and the first program
+ *                        made again from its binary (untraced: not source)
  *
  * Everything printed must be the same traced and untraced.
  */
@@ -151,6 +152,52 @@ static void run(const char *name, size_t n, unsigned int nargs, cl_mem *args)
 	if ((err = clFinish(q)))
 		die("clFinish", err);
 	clReleaseKernel(k);
+}
+
+/*
+ * The first program again, made from its binary (as hashcat loads its
+ * kernels): not source, so it runs untraced, as it is; its unit kernel's
+ * results are printed.
+ */
+static void from_binary(void)
+{
+	size_t size = 0, n = LOCAL;
+	unsigned char *bin;
+	const unsigned char *b;
+	cl_int err, st;
+	cl_program bp;
+	cl_kernel k;
+	cl_mem m[2];
+	float in[LOCAL], out[LOCAL];
+
+	clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL);
+	bin = malloc(size ? size : 1);
+	if (!bin || clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL))
+		die("clGetProgramInfo", CL_OUT_OF_HOST_MEMORY);
+	b = bin;
+	bp = clCreateProgramWithBinary(ctx, 1, &dev, &size, &b, &st, &err);
+	if (!bp)
+		die("clCreateProgramWithBinary", err);
+	if ((err = clBuildProgram(bp, 1, &dev, "", NULL, NULL)))
+		die("clBuildProgram (binary)", err);
+	free(bin);
+	for (int i = 0; i < LOCAL; i++)
+		in[i] = (float)i;
+	m[0] = buffer(sizeof in, in);
+	m[1] = buffer(sizeof out, NULL);
+	k = clCreateKernel(bp, "unit", &err);
+	if (!k)
+		die("clCreateKernel (binary)", err);
+	clSetKernelArg(k, 0, sizeof m[0], &m[0]);
+	clSetKernelArg(k, 1, sizeof m[1], &m[1]);
+	if ((err = clEnqueueNDRangeKernel(q, k, 1, NULL, &n, NULL, 0, NULL, NULL)))
+		die("clEnqueueNDRangeKernel (binary)", err);
+	clEnqueueReadBuffer(q, m[1], CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
+	printf("unit from the binary wrote %.1f ... %.1f\n", out[0], out[LOCAL - 1]);
+	clReleaseKernel(k);
+	clReleaseProgram(bp);
+	clReleaseMemObject(m[0]);
+	clReleaseMemObject(m[1]);
 }
 
 static double checksum(cl_mem m, size_t n)
@@ -311,6 +358,7 @@ static void queries(void)
 	clReleaseKernel(k);
 	clReleaseProgram(mp);
 	clReleaseMemObject(m);
+	from_binary();
 	printf("context references at end: %u\n", refs(ctx));
 }
 

@@ -225,12 +225,16 @@ EOF
 	;;
 queries)
 	# what the program asks about its program and kernels; the program whose helper is
-	# called through a macro runs untraced, with one warning
+	# called through a macro, and one made from a binary, run untraced, a warning each
 	REC="--memory-access" same queries "$prog" queries
-	[ "$(grep -c "runs untraced" "$work/queries.err")" = 1 ] || fail "expected one warning: $(cat "$work/queries.err")"
+	[ "$(grep -c "runs untraced" "$work/queries.err")" = 2 ] || fail "expected two warnings: $(cat "$work/queries.err")"
 	grep -q "kernel 'viamacro' runs untraced.*the call of 'put'" "$work/queries.err" || fail "the warning: $(cat "$work/queries.err")"
+	grep -q "kernel 'unit' runs untraced.*not built from OpenCL C source by clBuildProgram" "$work/queries.err" ||
+		fail "the binary's warning: $(cat "$work/queries.err")"
+	grep -qx "unit from the binary wrote 0.0 ... 126.0" "$work/queries.out" || fail "the binary's kernel: $(cat "$work/queries.out")"
 	report_json queries
-	check queries "eq(('viamacro', 0) in m, False, 'viamacro untraced')"
+	check queries "eq(('viamacro', 0) in m, False, 'viamacro untraced')
+eq(any(k == 'unit' for k, _ in m), False, 'the binary program untraced')"
 	;;
 cuda_gpu)
 	# the Compute Sanitizer part: exact counts of a known kernel (sites are instruction
