@@ -334,7 +334,8 @@ static void warn_no_source(cl_program p, const char *name)
 		"hetrace: kernel '%s' runs untraced (no memory accesses recorded): its program "
 		"was not built from OpenCL C source by clBuildProgram (it came from a binary, "
 		"IL, built-in kernels or clLinkProgram), the one form the rewriter "
-		"instruments\n",
+		"instruments; an application's own kernel cache can be the reason "
+		"(pyopencl: PYOPENCL_NO_CACHE=1)\n",
 		name);
 }
 

@@ -136,6 +136,32 @@ pyopencl)
 		--kernel axpb=2 --count clBuildProgram=1 --count clEnqueueNDRangeKernel=2 \
 		--min-count clGetPlatformIDs=1 --min-count clCreateContext=1 --min-count clFinish=1 \
 		--min-count clSetKernelArg=3
+	# --memory-access with pyopencl's kernel cache its own: the first run builds
+	# from source (every access of both launches recorded), the second loads
+	# pyopencl's binary (untraced, one warning that names the cache), and
+	# PYOPENCL_NO_CACHE=1 builds from source again
+	for run in first cached nocache; do
+		nc=
+		[ "$run" != nocache ] || nc=PYOPENCL_NO_CACHE=1
+		env XDG_CACHE_HOME="$work/cache" $nc "$bin/hetrace" record -q --memory-access \
+			-o "$work/pm-$run" -- $py "$here/cl_pyopencl.py" >"$work/pm-$run.out" 2>"$work/pm-$run.err"
+		grep -q "pyopencl: ok" "$work/pm-$run.out"
+		"$bin/hetrace" report --format json "$work/pm-$run" >"$work/pm-$run.json"
+	done
+	$py - "$work" <<'PY'
+import json, sys
+w = sys.argv[1]
+for run, traced in (("first", True), ("cached", False), ("nocache", True)):
+    rows = {m["arg"]: m for m in json.load(open("%s/pm-%s.json" % (w, run)))["memory_access"]}
+    err = open("%s/pm-%s.err" % (w, run)).read().splitlines()
+    got = {a: (m["reads"], m["writes"]) for a, m in rows.items()}
+    want = {0: (8192, 0), 1: (8192, 0), 2: (0, 8192)} if traced else {}
+    if got != want:
+        sys.exit("FAIL: %s run: accesses per argument %s, expected %s" % (run, got, want))
+    warned = [l for l in err if "kernel 'axpb' runs untraced" in l and "PYOPENCL_NO_CACHE=1" in l]
+    if len(err) != (0 if traced else 1) or len(warned) != len(err):
+        sys.exit("FAIL: %s run said %s" % (run, err))
+PY
 	;;
 clblast)
 	[ -x "$bin/cl_clblast" ] || { echo "cl_clblast not built (libclblast-dev missing)"; exit 77; }
