@@ -21,7 +21,7 @@ events() {
 
 # gpu_present: exit 77 unless an NVIDIA GPU and driver are usable here
 gpu_present() {
-	if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q GPU; then
+	if ! command -v nvidia-smi >/dev/null 2>&1 || [ "$(nvidia-smi -L 2>/dev/null | grep -c GPU)" = 0 ]; then
 		echo "no GPU"
 		exit 77
 	fi

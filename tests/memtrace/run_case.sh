@@ -16,7 +16,7 @@ trap 'rm -rf "$work"' EXIT
 export POCL_DEVICES=${POCL_DEVICES:-basic}
 export POCL_KERNEL_CACHE=1
 if [ "$case_" = cuda_gpu ]; then
-	if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q GPU; then
+	if ! command -v nvidia-smi >/dev/null 2>&1 || [ "$(nvidia-smi -L 2>/dev/null | grep -c GPU)" = 0 ]; then
 		echo "no GPU: skipped"
 		exit 77
 	fi
