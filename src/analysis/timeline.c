@@ -398,10 +398,11 @@ int ht_timeline_open(struct ht_timeline *tl, struct ht_trace *t, const struct ht
 		if (*end || v < 0 || v > 64) {
 			tl->err.file[0] = '\0'; /* about the environment, not a file */
 			tl->err.offset = HT_NO_OFFSET;
-			snprintf(tl->err.msg, sizeof tl->err.msg,
-				 "HETRACE_ANALYSIS_THREADS='%.64s' is not a number of threads from 0 "
-				 "to 64",
-				 env);
+			snprintf(
+			    tl->err.msg, sizeof tl->err.msg,
+			    "HETRACE_ANALYSIS_THREADS='%.64s' is not a number of threads from 0 "
+			    "to 64",
+			    env);
 			return -EINVAL;
 		}
 		po.workers = (int)v;

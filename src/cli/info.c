@@ -57,8 +57,8 @@ static void print_process(const struct ht_trace_process *p, const struct ht_proc
 	}
 	printf("  streams     %u (%u thread, %u device, process%s)\n",
 	       s->streams[HT_SC_THREAD] + s->streams[HT_SC_DEVICE] + s->os_streams,
-	       s->streams[HT_SC_THREAD] ? s->streams[HT_SC_THREAD] - 1 : 0, s->streams[HT_SC_DEVICE],
-	       s->os_streams ? ", os" : "");
+	       s->streams[HT_SC_THREAD] ? s->streams[HT_SC_THREAD] - 1 : 0,
+	       s->streams[HT_SC_DEVICE], s->os_streams ? ", os" : "");
 	printf("  threads     %u:", s->nthreads);
 	for (unsigned int i = 0; i < s->nthreads; i++)
 		printf(" %d %s (%llu events)%s", s->threads[i].tid, T(s->threads[i].name),

@@ -13,9 +13,9 @@
  * stream of its CPU samples (each sample's call stack as function names,
  * outermost first), which the recorder collects apart from the thread's
  * other events. A process's task events (starts and ends of its threads
- * and children) are in its `process` stream, MPI records in their thread's. Events are re-encoded
- * from the timeline (analysis/timeline.h) with names inline, so the export
- * stands alone; its metadata is ctf_tsdl.c's, not the recorder's, so
+ * and children) are in its `process` stream, MPI records in their
+ * thread's. Events are re-encoded from the timeline (analysis/timeline.h)
+ * with names inline, so the export stands alone; its metadata is ctf_tsdl.c's, not the recorder's, so
  * `hetrace check` does not apply to it (babeltrace2 does).
  *
  * Every stream is in time order: the timeline gives each track in order,
@@ -536,8 +536,8 @@ static void command(struct cx *c, const struct ht_tl_record *r)
 /* A CPU sample: its stack's function names, outermost first. */
 static void sample(struct cx *c, const struct ht_tl_record *r)
 {
-	struct xstream *s = stream_of(c, r->pid, HT_XS_THREAD, r->tid ? r->tid : r->pid, 0, 0,
-				      SUB_SAMPLES);
+	struct xstream *s =
+	    stream_of(c, r->pid, HT_XS_THREAD, r->tid ? r->tid : r->pid, 0, 0, SUB_SAMPLES);
 	const char *names[HT_STACK_DEPTH];
 	uint32_t path;
 	int n = 0;
