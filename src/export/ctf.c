@@ -15,8 +15,9 @@
  * other events. A process's task events (starts and ends of its threads
  * and children) are in its `process` stream, MPI records in their
  * thread's. Events are re-encoded from the timeline (analysis/timeline.h)
- * with names inline, so the export stands alone; its metadata is ctf_tsdl.c's, not the recorder's, so
- * `hetrace check` does not apply to it (babeltrace2 does).
+ * with names inline, so the export stands alone; its metadata is
+ * ctf_tsdl.c's, not the recorder's, so `hetrace check` does not apply to it
+ * (babeltrace2 does).
  *
  * Every stream is in time order: the timeline gives each track in order,
  * device ends wait in a per-queue heap until nothing earlier can follow,
