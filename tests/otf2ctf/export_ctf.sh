@@ -71,7 +71,7 @@ threads)
 samples)
 	# every CPU sample in a samples-<tid> stream of its thread, its stack as
 	# function names (as many as its depth); the threads' lives in the process stream
-	"$HT" record -q -o t -- "$PROG" threads 2 300000 2>rec.err || fail "record: $(cat rec.err)"
+	"$HT" record -q -o t -- "$PROG" threads 2 1000000 2>rec.err || fail "record: $(cat rec.err)"
 	"$HT" export t --format ctf -o out 2>err.txt || fail "export failed: $(cat err.txt)"
 	bt2_read out bt.txt
 	bt2_read t raw.txt
