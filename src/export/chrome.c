@@ -526,6 +526,7 @@ int ht_export_chrome(struct ht_trace *t, FILE *f, struct ht_read_error *err)
 		if (ferror(f))
 			rc = -EIO;
 		ht_export_warn_dropped(dropped);
+		ht_mpi_flows_warn(&c.mpi);
 	}
 	if (rc && !err->msg[0])
 		snprintf(err->msg, sizeof err->msg, "writing the Chrome JSON trace: %s",

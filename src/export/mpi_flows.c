@@ -1,5 +1,7 @@
 /* MPI messages as flows (mpi_flows.h). */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 
 #include "analysis/timeline.h"
 #include "export/mpi_flows.h"
@@ -33,7 +35,21 @@ int ht_mpi_flow(struct ht_mpi_flows *f, const struct ht_tl_record *r, uint64_t *
 	++*n;
 	if (send)
 		return ht_map_u64(&f->open, *id, 1, NULL) ? HT_MPI_FLOW_START : -ENOMEM;
-	return ht_map_del_u64(&f->open, *id) ? HT_MPI_FLOW_END : HT_MPI_FLOW_NONE;
+	if (ht_map_del_u64(&f->open, *id))
+		return HT_MPI_FLOW_END;
+	f->orphans++;
+	return HT_MPI_FLOW_NONE;
+}
+
+void ht_mpi_flows_warn(const struct ht_mpi_flows *f)
+{
+	if (f->orphans)
+		fprintf(stderr,
+			"hetrace: warning: %" PRIu64 " MPI receive%s drawn without an arrow from "
+			"%s send: the send is not in the trace, or it comes later on the trace's "
+			"clock (ranks' clock offsets off by more than the message took: 'hetrace "
+			"report' gives each rank's error bound)\n",
+			f->orphans, f->orphans == 1 ? "" : "s", f->orphans == 1 ? "its" : "their");
 }
 
 void ht_mpi_flows_release(struct ht_mpi_flows *f)

@@ -21,6 +21,7 @@ struct ht_tl_record;
 struct ht_mpi_flows {
 	struct ht_map seq;  /* (message key, side) -> messages counted */
 	struct ht_map open; /* flow ids of sends whose receive has not come */
+	uint64_t orphans;   /* receives that got no flow: their send not seen before them */
 };
 
 enum ht_mpi_flow_side { HT_MPI_FLOW_NONE, HT_MPI_FLOW_START, HT_MPI_FLOW_END };
@@ -31,6 +32,8 @@ enum ht_mpi_flow_side { HT_MPI_FLOW_NONE, HT_MPI_FLOW_START, HT_MPI_FLOW_END };
  * -ENOMEM.
  */
 int ht_mpi_flow(struct ht_mpi_flows *f, const struct ht_tl_record *r, uint64_t *id);
+/* One warning line on stderr when receives got no flow (f->orphans). */
+void ht_mpi_flows_warn(const struct ht_mpi_flows *f);
 void ht_mpi_flows_release(struct ht_mpi_flows *f);
 
 #endif

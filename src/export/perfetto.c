@@ -965,6 +965,7 @@ int ht_export_perfetto(struct ht_trace *t, FILE *f, struct ht_read_error *err)
 	} else if (!rc) {
 		rc = flush_all_pending(p);
 		ht_export_warn_dropped(dropped);
+		ht_mpi_flows_warn(&p->mpi);
 	}
 	if (rc && !err->msg[0])
 		snprintf(err->msg, sizeof err->msg, "writing the Perfetto trace: %s",

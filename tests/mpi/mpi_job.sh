@@ -96,6 +96,7 @@ ctf_same() {
 flows_same() {
 	local n=$((4 * (2 * ITERS + 1)))
 	"$HT" export T --format chrome -o c.json >export.out 2>&1 || fail "Chrome export failed: $(cat export.out)"
+	! grep -q "without an arrow" export.out || fail "Chrome export: $(cat export.out)"
 	python3 - c.json $n <<'PY' || fail "Chrome message flows"
 import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
