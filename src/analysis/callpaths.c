@@ -132,6 +132,13 @@ static int startup_module(const char *name)
 	return name && (!strncmp(name, "libc.so", 7) || !strncmp(name, "ld-linux", 8));
 }
 
+uint32_t ht_callpaths_of(struct ht_callpaths *cp, const struct ht_timeline *tl,
+			 const struct ht_tl_record *r)
+{
+	return ht_callpaths_path(cp, r->proc, ht_timeline_proc(tl, r->proc), r->stack,
+				 r->kind == HT_TL_SAMPLE);
+}
+
 uint32_t ht_callpaths_path(struct ht_callpaths *cp, unsigned int proc,
 			   const struct ht_proc_info *pi, uint32_t stack, int sample)
 {

@@ -100,6 +100,17 @@ void ht_callpaths_release(struct ht_callpaths *cp);
 uint32_t ht_callpaths_path(struct ht_callpaths *cp, unsigned int proc,
 			   const struct ht_proc_info *pi, uint32_t stack, int sample);
 
+struct ht_timeline;
+struct ht_tl_record;
+
+/*
+ * The same for a timeline record's calling context: a CPU sample's (its
+ * innermost frame sampled) or an API call's. Return: the path's end node,
+ * 0 if none.
+ */
+uint32_t ht_callpaths_of(struct ht_callpaths *cp, const struct ht_timeline *tl,
+			 const struct ht_tl_record *r);
+
 /* The names of a path, outermost first, into out (max). Return: how many. */
 int ht_callpaths_names(const struct ht_callpaths *cp, uint32_t node, const char **out, int max);
 

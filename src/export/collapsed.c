@@ -69,7 +69,7 @@ int ht_export_collapsed(struct ht_trace *t, FILE *f, struct ht_read_error *err)
 
 		if (r->kind != HT_TL_SAMPLE)
 			continue;
-		path = ht_callpaths_path(&cp, r->proc, ht_timeline_proc(&tl, r->proc), r->stack, 1);
+		path = ht_callpaths_of(&cp, &tl, r);
 		if (!path)
 			continue;
 		v = ht_map_u64(&at, (uint64_t)r->proc << 32 | path, 0, &created);

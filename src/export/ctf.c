@@ -545,9 +545,7 @@ static void sample(struct cx *c, const struct ht_tl_record *r)
 
 	if (!s)
 		return;
-	path = r->stack ? ht_callpaths_path(&c->cp, r->proc, ht_timeline_proc(&c->tl, r->proc),
-					    r->stack, 1)
-			: 0;
+	path = ht_callpaths_of(&c->cp, &c->tl, r);
 	if (path)
 		n = ht_callpaths_names(&c->cp, path, names, HT_STACK_DEPTH);
 	put32(&c->e, (uint32_t)r->tid);

@@ -61,10 +61,7 @@ void ht_pf_stacks_destroy(struct ht_pf_stacks *s)
 uint32_t ht_pf_stacks_path(struct ht_pf_stacks *s, const struct ht_timeline *tl,
 			   const struct ht_tl_record *r)
 {
-	if (!r->stack)
-		return 0;
-	return ht_callpaths_path(&s->cp, r->proc, ht_timeline_proc(tl, r->proc), r->stack,
-				 r->kind == HT_TL_SAMPLE);
+	return ht_callpaths_of(&s->cp, tl, r);
 }
 
 void ht_pf_stacks_inline(struct ht_pf_stacks *s, struct ht_pb *pb, uint32_t path)

@@ -100,8 +100,7 @@ int ht_view_stacks_write(struct ht_trace *t, FILE *f, uint64_t t0, struct ht_rea
 	while ((rc = ht_timeline_next(&tl, &r)) > 0) {
 		rc = ht_callpaths_take(&cp, &tl, r);
 		if (!rc && r->kind == HT_TL_SLICE_END && r->api && r->stack && ncalls < API_MAX) {
-			uint32_t path = ht_callpaths_path(
-			    &cp, r->proc, ht_timeline_proc(&tl, r->proc), r->stack, 0);
+			uint32_t path = ht_callpaths_of(&cp, &tl, r);
 			uint64_t *v;
 			int created;
 

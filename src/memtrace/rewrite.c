@@ -780,7 +780,7 @@ static int is_kernel(struct rw *w, CXCursor f)
 static int param_close(struct rw *w, CXCursor f, const struct fn_parts *p, size_t *close,
 		       int *is_void)
 {
-	unsigned int name, s, e;
+	unsigned int name, s, e, body_end;
 	size_t i;
 
 	*is_void = 0;
@@ -798,7 +798,7 @@ static int param_close(struct rw *w, CXCursor f, const struct fn_parts *p, size_
 		 * realM* alm #endif )"): in a definition, the ")" just before the
 		 * body's "{" closes the list.
 		 */
-		if (!p->has_body || extent(w, p->body, &s, &name))
+		if (!p->has_body || extent(w, p->body, &s, &body_end))
 			return -1;
 		i = tok_at(w, s);
 		if (!tok_is(w, i, "{") || !i || !tok_is(w, i - 1, ")") || w->toks[i - 1].off < e)
