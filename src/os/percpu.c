@@ -15,9 +15,11 @@
  * forked by a traced one is traced (PERF_RECORD_FORK), a pid reused by any
  * other process is not. Threads are known from their fork, when they start
  * out runnable (shown as preempted: waiting for a CPU). A thread that
- * exited (PERF_RECORD_EXIT) ends at its last switch-out, which perf
- * reports with thread id -1 (its id is gone): it is the thread that CPU
- * switched in last. After lost
+ * exited (PERF_RECORD_EXIT) may still block and run again on its way out;
+ * it ends at its last switch-out, which perf reports with thread id -1 once
+ * its id is released (it is the thread that CPU switched in last). A
+ * process's main thread keeps its id as a zombie: it ends at the blocking
+ * switch-out it was left in. After lost
  * records every thread's state is unknown until its next record: a counted
  * gap, never a guessed interval.
  *
@@ -295,7 +297,7 @@ static void apply(struct ht_os_percpu *c, const struct ev *e)
 	if (th->known && e->t < th->since)
 		return; /* late for this thread */
 	put_state(c, th, e->t);
-	if (e->kind == EV_OUT && th->exiting && !e->preempt) {
+	if (e->kind == EV_OUT && e->tid == -1) {
 		table_del(&c->threads, th); /* its last switch */
 		return;
 	}
@@ -415,9 +417,13 @@ static void finish_states(struct ht_os_percpu *c)
 			r->lost_seen = v[1];
 		}
 	}
-	for (size_t i = 0; i < c->threads.cap; i++)
-		if (c->threads.v[i].key)
-			put_state(c, &c->threads.v[i], t);
+	for (size_t i = 0; i < c->threads.cap; i++) {
+		const struct ent *th = &c->threads.v[i];
+
+		/* an exited thread that blocked last ended there (a zombie keeps its id) */
+		if (th->key && !(th->exiting && th->state == HT_CPU_BLOCKED))
+			put_state(c, th, t);
+	}
 	spool_flush(c);
 }
 
