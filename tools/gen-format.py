@@ -43,6 +43,9 @@ ARRAYS = {  # type -> (element C type, store bound, HT_T_ constant)
     "iargs": ("struct ht_iarg", "HT_IARGS_MAX", "IARGS"),
     "sig": ("struct ht_fn_arg_desc", "HT_FNARGS_MAX", "SIG"),
 }
+# type -> (element wire size, HT_T_ constant): u32 n, then n elements decoded
+# in place (the struct points into the payload; codec.h reads an element)
+RAW_ARRAYS = {"memruns": ("HT_MEMRUN_SIZE", "MEMRUNS")}
 
 
 class Field:
@@ -63,6 +66,8 @@ class Field:
             return SCALARS[self.type][2]
         if self.type in ARRAYS:
             return ARRAYS[self.type][2]
+        if self.type in RAW_ARRAYS:
+            return RAW_ARRAYS[self.type][1]
         return {"str": "STR", "u64x3": "U64X3"}[self.type]
 
     @property
@@ -105,7 +110,8 @@ def parse(path):
             if len(words) not in (2, 3):
                 bad("expected: TYPE NAME [PARAM]")
             typ = words[0]
-            if typ not in SCALARS and typ not in ARRAYS and typ not in ("str", "u64x3"):
+            if typ not in SCALARS and typ not in ARRAYS and typ not in RAW_ARRAYS \
+                    and typ not in ("str", "u64x3"):
                 bad("unknown field type '%s'" % typ)
             param = words[2] if len(words) == 3 else None
             if typ in ("enum8", "flags32") and not param:
@@ -198,6 +204,9 @@ def gen_event(e):
             o.append("\tconst char *%s;\n" % f.name)
         elif f.type == "u64x3":
             o.append("\tuint64_t %s[3];\n" % f.name)
+        elif f.type in RAW_ARRAYS:
+            o.append("\tuint32_t %s_n;\n\tconst uint8_t *%s; /* %s_n x %s bytes, wire form */\n"
+                     % (f.name, f.name, f.name, RAW_ARRAYS[f.type][0]))
         else:
             el, bound, _ = ARRAYS[f.type]
             o.append("\tuint8_t %s_n;\n\tconst %s *%s; /* %s_n elements */\n" % (f.name, el, f.name, f.name))
@@ -228,6 +237,8 @@ def gen_event(e):
                 parts.append("1 + HT_IARG_SIZE * (size_t)e->%s_n" % f.name)
             elif f.type == "sig":
                 parts.append("ht_fsize_sig(e->%s_n, e->%s)" % (f.name, f.name))
+            elif f.type in RAW_ARRAYS:
+                parts.append("4 + %s * (size_t)e->%s_n" % (RAW_ARRAYS[f.type][0], f.name))
         o.append("\treturn %s;\n}\n" % " + ".join(parts))
     # put
     o.append("\n/* Writes the payload at p (ht_ev_%s_size bytes). Return: its end. */\n" % n)
@@ -276,6 +287,9 @@ def gen_event(e):
             o.append("\tif (!(p = ht_fget_str(p, end, &e->%s)))\n\t\treturn -1;\n" % f.name)
         elif f.type == "u64x3":
             o.append("\tif (!(p = ht_fget_u64x3(p, end, e->%s)))\n\t\treturn -1;\n" % f.name)
+        elif f.type in RAW_ARRAYS:
+            o.append("\tif (!(p = ht_fget_%s(p, end, &e->%s_n, &e->%s)))\n\t\treturn -1;\n"
+                     % (f.type, f.name, f.name))
         else:
             o.append("\tif (!(p = ht_fget_%s(p, end, &e->%s_n, e->%s_store)))\n\t\treturn -1;\n"
                      % (f.type, f.name, f.name))
@@ -304,6 +318,8 @@ def gen_source(enums, flags, streams, events):
             if f.type in ARRAYS:
                 extra = "offsetof(struct ht_ev_%s, %s_n), offsetof(struct ht_ev_%s, %s_store)" % (
                     n, f.name, n, f.name)
+            elif f.type in RAW_ARRAYS:
+                extra = "offsetof(struct ht_ev_%s, %s_n), 0" % (n, f.name)
             maxlen = f.strmax if f.type == "str" else "0"
             o.append("\t{\"%s\", HT_T_%s, %s, %s, %s, %s},\n" % (f.name, f.const, labels, member,
                                                               extra, maxlen))

@@ -83,6 +83,11 @@ static int take(struct ht_proc_summary *s, const struct ht_tl_record *x)
 		s->have_exit |= x->value == HT_ANCHOR_EXIT;
 		s->have_exec |= x->value == HT_ANCHOR_EXEC;
 		return 0;
+	case HT_TL_MEM_END:
+		span(s, x->ts);
+		s->mem_accesses += x->mem.records;
+		s->mem_launches++;
+		return 0;
 	case HT_TL_OS_STATUS:
 		span(s, x->ts);
 		/* a problem (off, partial) outranks the plain "recorded" note */
@@ -138,7 +143,9 @@ static void streams(struct ht_timeline *tl, struct ht_proc_summary *out)
 
 int ht_summary_compute(struct ht_trace *t, struct ht_proc_summary *out, struct ht_read_error *err)
 {
-	struct ht_tl_opts o = {.no_args = 1, .allow_raw = 1, .meta = 1};
+	/* the accesses are counted from their launches' ends, not expanded */
+	struct ht_tl_opts o = {
+	    .no_args = 1, .allow_raw = 1, .meta = 1, .skip = 1u << HT_TL_MEM_ACCESS};
 	struct ht_timeline tl;
 	const struct ht_tl_record *x;
 	int rc;

@@ -42,6 +42,7 @@ struct ht_proc_summary {
 	unsigned int torn_streams;
 	uint64_t torn_bytes; /* in the torn packets at stream ends: their events are lost */
 	uint64_t strings;
+	uint64_t mem_accesses, mem_launches; /* memory accesses recorded, of so many launches */
 	struct ht_thread_summary *threads;
 	unsigned int nthreads;
 	int have_exit;

@@ -76,6 +76,9 @@ struct ht_tl_stream {
 	uint64_t events;
 	uint64_t first_ts, last_ts; /* of its first and last event taken */
 	uint64_t by_class[32];
+	/* in a mem_accesses event: the next access is step `step` of run `run`; more: one is */
+	uint32_t run, step;
+	int more;
 };
 
 /* What an event gives when it gives no record (timeline.noop): nothing, or a frame opened. */
@@ -828,18 +831,42 @@ static int mem_event(struct ht_timeline *tl, unsigned int si, const struct ht_ev
 		return 0;
 	memset(&r->mem, 0, sizeof r->mem);
 	switch (e->id) {
-	case HT_EV_MEM_ACCESS:
-		if (ht_ev_mem_access_get(&u.mem_access, q, e->size) < 0)
+	case HT_EV_MEM_ACCESSES: {
+		/* one access per call; the stream stays on the event while accesses are left */
+		struct ht_tl_stream *s = &tl->streams[si];
+		struct ht_memrun run = {.count = 0};
+
+		if (ht_ev_mem_accesses_get(&u.mem_accesses, q, e->size) < 0)
 			return 0;
+		while (s->run < u.mem_accesses.runs_n) {
+			ht_memrun_get(u.mem_accesses.runs, s->run, &run);
+			if (s->step < run.count)
+				break;
+			s->run++; /* a run of 0 accesses: only a corrupt trace has one */
+			s->step = 0;
+		}
+		if (s->run == u.mem_accesses.runs_n) {
+			s->run = s->step = 0;
+			s->more = 0;
+			return 0;
+		}
 		base(r, HT_TL_MEM_ACCESS, tl, si, e->ts);
-		r->corr = u.mem_access.corr;
-		r->mem.addr = u.mem_access.addr;
-		r->mem.group = u.mem_access.group;
-		r->mem.item = u.mem_access.item;
-		r->mem.site = u.mem_access.site;
-		r->mem.size = u.mem_access.size;
-		r->mem.kind = u.mem_access.kind;
+		r->corr = u.mem_accesses.corr;
+		r->mem.group = u.mem_accesses.group;
+		r->mem.addr = run.addr + (uint64_t)((int64_t)run.stride * s->step);
+		r->mem.item = (uint32_t)run.item + s->step;
+		r->mem.site = run.site;
+		r->mem.size = run.size;
+		r->mem.kind = run.kind;
+		if (++s->step == run.count) {
+			s->run++;
+			s->step = 0;
+		}
+		s->more = s->run < u.mem_accesses.runs_n;
+		if (!s->more)
+			s->run = 0;
 		break;
+	}
 	case HT_EV_MEM_SITE:
 		if (ht_ev_mem_site_get(&u.mem_site, q, e->size) < 0)
 			return 0;
@@ -1298,11 +1325,18 @@ int ht_timeline_next(struct ht_timeline *tl, const struct ht_tl_record **out)
 				return nomem(tl);
 			continue;
 		}
-		if ((s->i == 0 || !s->announced) && (rc = announce(tl, si, e)) < 0)
+		if ((s->i == 0 || !s->announced) && !s->more && (rc = announce(tl, si, e)) < 0)
 			return rc;
 		rc = take(tl, si, e, &have);
 		if (rc < 0)
 			return rc;
+		if (s->more) { /* an event of several records (mem_accesses) with some left */
+			if (have) {
+				*out = &tl->rec;
+				return 1;
+			}
+			continue;
+		}
 		tl->events++;
 		if (!s->events++)
 			s->first_ts = e->ts;

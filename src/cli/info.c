@@ -76,6 +76,9 @@ static void print_process(const struct ht_trace_process *p, const struct ht_proc
 			       (unsigned long long)s->events_device[id]);
 			sep = ",";
 		}
+	if (s->mem_launches) /* the accesses of the mem_accesses events' runs */
+		printf("\n  memory      %llu accesses recorded in %llu launches",
+		       (unsigned long long)s->mem_accesses, (unsigned long long)s->mem_launches);
 	printf("\n  lost        %llu events discarded by the recorder",
 	       (unsigned long long)s->discarded);
 	if (s->lost[HT_LOST_NO_STREAM]) /* part of the process stream's events_discarded */

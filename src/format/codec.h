@@ -24,6 +24,21 @@ struct ht_iarg {
 	uint64_t value;
 };
 
+/*
+ * A run of memory accesses (memruns): `count` accesses of one site by the
+ * work-items item, item + 1, ... of a group, at addr, addr + stride, ...
+ * Wire form, 22 bytes: u64 addr, i32 stride, u32 site, u16 item, u16 count,
+ * u8 size, u8 kind.
+ */
+#define HT_MEMRUN_SIZE 22
+struct ht_memrun {
+	uint64_t addr;
+	int32_t stride;
+	uint32_t site;
+	uint16_t item, count;
+	uint8_t size, kind;
+};
+
 /* A function's argument descriptor (sig): see fntable.h. */
 struct ht_fn_arg_desc {
 	const char *name;
@@ -143,6 +158,24 @@ static inline uint8_t *ht_fput_iargs(uint8_t *p, uint8_t n, const struct ht_iarg
 	}
 	return p;
 }
+static inline uint8_t *ht_memrun_put(uint8_t *p, const struct ht_memrun *r)
+{
+	ht_put64(p, r->addr);
+	ht_put32(p + 8, (uint32_t)r->stride);
+	ht_put32(p + 12, r->site);
+	ht_put16(p + 16, r->item);
+	ht_put16(p + 18, r->count);
+	p[20] = r->size;
+	p[21] = r->kind;
+	return p + HT_MEMRUN_SIZE;
+}
+static inline uint8_t *ht_fput_memruns(uint8_t *p, uint32_t n, const uint8_t *runs)
+{
+	ht_put32(p, n);
+	if (n)
+		memcpy(p + 4, runs, (size_t)n * HT_MEMRUN_SIZE);
+	return p + 4 + (size_t)n * HT_MEMRUN_SIZE;
+}
 static inline size_t ht_fsize_sig(uint8_t n, const struct ht_fn_arg_desc *v)
 {
 	size_t s = 1;
@@ -253,6 +286,28 @@ static inline const uint8_t *ht_fget_iargs(const uint8_t *p, const uint8_t *end,
 		store[i].value = ht_le64(p + 5);
 	}
 	return p;
+}
+/* memruns: the runs stay in the payload (ht_memrun_get reads run i) */
+static inline const uint8_t *ht_fget_memruns(const uint8_t *p, const uint8_t *end, uint32_t *n,
+					     const uint8_t **runs)
+{
+	if (end - p < 4 || (uint64_t)ht_le32(p) * HT_MEMRUN_SIZE > (uint64_t)(end - p - 4))
+		return NULL;
+	*n = ht_le32(p);
+	*runs = p + 4;
+	return p + 4 + (size_t)*n * HT_MEMRUN_SIZE;
+}
+static inline void ht_memrun_get(const uint8_t *runs, uint32_t i, struct ht_memrun *r)
+{
+	const uint8_t *p = runs + (size_t)i * HT_MEMRUN_SIZE;
+
+	r->addr = ht_le64(p);
+	r->stride = (int32_t)ht_le32(p + 8);
+	r->site = ht_le32(p + 12);
+	r->item = ht_le16(p + 16);
+	r->count = ht_le16(p + 18);
+	r->size = p[20];
+	r->kind = p[21];
 }
 static inline const uint8_t *ht_fget_sig(const uint8_t *p, const uint8_t *end, uint8_t *n,
 					 struct ht_fn_arg_desc *store)

@@ -1047,29 +1047,25 @@ static long get_mem_arg(void *e, const uint8_t *p, size_t n)
 	return ht_ev_mem_arg_get(e, p, n);
 }
 
-static const struct ht_field fields_mem_access[] = {
-	{"corr", HT_T_U64, NULL, offsetof(struct ht_ev_mem_access, corr), 0, 0, 0},
-	{"addr", HT_T_HEX64, NULL, offsetof(struct ht_ev_mem_access, addr), 0, 0, 0},
-	{"group", HT_T_U32, NULL, offsetof(struct ht_ev_mem_access, group), 0, 0, 0},
-	{"item", HT_T_U32, NULL, offsetof(struct ht_ev_mem_access, item), 0, 0, 0},
-	{"site", HT_T_U32, NULL, offsetof(struct ht_ev_mem_access, site), 0, 0, 0},
-	{"size", HT_T_U8, NULL, offsetof(struct ht_ev_mem_access, size), 0, 0, 0},
-	{"kind", HT_T_ENUM8, ht_mem_kind_names, offsetof(struct ht_ev_mem_access, kind), 0, 0, 0},
+static const struct ht_field fields_mem_accesses[] = {
+	{"corr", HT_T_U64, NULL, offsetof(struct ht_ev_mem_accesses, corr), 0, 0, 0},
+	{"group", HT_T_U32, NULL, offsetof(struct ht_ev_mem_accesses, group), 0, 0, 0},
+	{"runs", HT_T_MEMRUNS, NULL, offsetof(struct ht_ev_mem_accesses, runs), offsetof(struct ht_ev_mem_accesses, runs_n), 0, 0},
 };
 
-static size_t size_mem_access(const void *e)
+static size_t size_mem_accesses(const void *e)
 {
-	return ht_ev_mem_access_size(e);
+	return ht_ev_mem_accesses_size(e);
 }
 
-static uint8_t *put_mem_access(uint8_t *p, const void *e)
+static uint8_t *put_mem_accesses(uint8_t *p, const void *e)
 {
-	return ht_ev_mem_access_put(p, e);
+	return ht_ev_mem_accesses_put(p, e);
 }
 
-static long get_mem_access(void *e, const uint8_t *p, size_t n)
+static long get_mem_accesses(void *e, const uint8_t *p, size_t n)
 {
-	return ht_ev_mem_access_get(e, p, n);
+	return ht_ev_mem_accesses_get(e, p, n);
 }
 
 static const struct ht_field fields_mem_launch_end[] = {
@@ -1183,8 +1179,8 @@ static const struct ht_event_class classes_device[] = {
 	 "a launch of an instrumented kernel (before its accesses)"},
 	{HT_EV_MEM_ARG, "mem_arg", fields_mem_arg, 4, sizeof(struct ht_ev_mem_arg), 28, size_mem_arg, put_mem_arg, get_mem_arg,
 	 "a buffer bound to an argument of an instrumented launch (before its accesses)"},
-	{HT_EV_MEM_ACCESS, "mem_access", fields_mem_access, 7, sizeof(struct ht_ev_mem_access), 30, size_mem_access, put_mem_access, get_mem_access,
-	 "one global-memory access of a work-item"},
+	{HT_EV_MEM_ACCESSES, "mem_accesses", fields_mem_accesses, 3, sizeof(struct ht_ev_mem_accesses), 0, size_mem_accesses, put_mem_accesses, get_mem_accesses,
+	 "global-memory accesses of one launch's work-group, as runs (every access, none merged away)"},
 	{HT_EV_MEM_LAUNCH_END, "mem_launch_end", fields_mem_launch_end, 3, sizeof(struct ht_ev_mem_launch_end), 24, size_mem_launch_end, put_mem_launch_end, get_mem_launch_end,
 	 "the launch's accesses are all written (or were dropped)"},
 };

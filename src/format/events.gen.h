@@ -273,7 +273,7 @@ enum ht_device_event {
 	HT_EV_MEM_SITE = 4,
 	HT_EV_MEM_LAUNCH = 5,
 	HT_EV_MEM_ARG = 6,
-	HT_EV_MEM_ACCESS = 7,
+	HT_EV_MEM_ACCESSES = 7,
 	HT_EV_MEM_LAUNCH_END = 8,
 	HT_EV_DEVICE_COUNT
 };
@@ -2242,42 +2242,29 @@ static inline long ht_ev_mem_arg_get(struct ht_ev_mem_arg *e, const uint8_t *p, 
 	return 28;
 }
 
-/* hetrace:mem_access (device stream, id 7): one global-memory access of a work-item */
-struct ht_ev_mem_access {
+/* hetrace:mem_accesses (device stream, id 7): global-memory accesses of one launch's work-group, as runs (every access, none merged away) */
+struct ht_ev_mem_accesses {
 	uint64_t corr;
-	uint64_t addr;
 	uint32_t group; /* the work-group's (block's) linear id */
-	uint32_t item; /* the work-item's (thread's) linear id in its group */
-	uint32_t site;
-	uint8_t size;
-	uint8_t kind;
+	uint32_t runs_n;
+	const uint8_t *runs; /* runs_n x HT_MEMRUN_SIZE bytes, wire form */
 };
-#define ht_ev_mem_access_id HT_EV_MEM_ACCESS
-#define HT_EV_MEM_ACCESS_SIZE 30
-#define HT_OFF_MEM_ACCESS_CORR 0
-#define HT_OFF_MEM_ACCESS_ADDR 8
-#define HT_OFF_MEM_ACCESS_GROUP 16
-#define HT_OFF_MEM_ACCESS_ITEM 20
-#define HT_OFF_MEM_ACCESS_SITE 24
-#define HT_OFF_MEM_ACCESS_SIZE 28
-#define HT_OFF_MEM_ACCESS_KIND 29
+#define ht_ev_mem_accesses_id HT_EV_MEM_ACCESSES
+#define HT_OFF_MEM_ACCESSES_CORR 0
+#define HT_OFF_MEM_ACCESSES_GROUP 8
+#define HT_OFF_MEM_ACCESSES_RUNS 12
 
-static inline size_t ht_ev_mem_access_size(const struct ht_ev_mem_access *e)
+static inline size_t ht_ev_mem_accesses_size(const struct ht_ev_mem_accesses *e)
 {
-	(void)e;
-	return 30;
+	return 12 + 4 + HT_MEMRUN_SIZE * (size_t)e->runs_n;
 }
 
-/* Writes the payload at p (ht_ev_mem_access_size bytes). Return: its end. */
-static inline uint8_t *ht_ev_mem_access_put(uint8_t *p, const struct ht_ev_mem_access *e)
+/* Writes the payload at p (ht_ev_mem_accesses_size bytes). Return: its end. */
+static inline uint8_t *ht_ev_mem_accesses_put(uint8_t *p, const struct ht_ev_mem_accesses *e)
 {
 	p = ht_fput_u64(p, e->corr);
-	p = ht_fput_u64(p, e->addr);
 	p = ht_fput_u32(p, e->group);
-	p = ht_fput_u32(p, e->item);
-	p = ht_fput_u32(p, e->site);
-	p = ht_fput_u8(p, e->size);
-	p = ht_fput_u8(p, e->kind);
+	p = ht_fput_memruns(p, e->runs_n, e->runs);
 	return p;
 }
 
@@ -2285,18 +2272,17 @@ static inline uint8_t *ht_ev_mem_access_put(uint8_t *p, const struct ht_ev_mem_a
  * Decodes the payload p of n bytes; strings point into it.
  * Return: the bytes it takes, or -1 when it is malformed or runs past n.
  */
-static inline long ht_ev_mem_access_get(struct ht_ev_mem_access *e, const uint8_t *p, size_t n)
+static inline long ht_ev_mem_accesses_get(struct ht_ev_mem_accesses *e, const uint8_t *p, size_t n)
 {
-	if (n < 30)
+	const uint8_t *b = p, *end = p + n;
+
+	if (!(p = ht_fget_u64(p, end, &e->corr)))
 		return -1;
-	e->corr = ht_le64(p + 0);
-	e->addr = ht_le64(p + 8);
-	e->group = ht_le32(p + 16);
-	e->item = ht_le32(p + 20);
-	e->site = ht_le32(p + 24);
-	e->size = p[28];
-	e->kind = p[29];
-	return 30;
+	if (!(p = ht_fget_u32(p, end, &e->group)))
+		return -1;
+	if (!(p = ht_fget_memruns(p, end, &e->runs_n, &e->runs)))
+		return -1;
+	return (long)(p - b);
 }
 
 /* hetrace:mem_launch_end (device stream, id 8): the launch's accesses are all written (or were dropped) */
@@ -2385,7 +2371,7 @@ union ht_ev_any {
 	struct ht_ev_mem_site mem_site;
 	struct ht_ev_mem_launch mem_launch;
 	struct ht_ev_mem_arg mem_arg;
-	struct ht_ev_mem_access mem_access;
+	struct ht_ev_mem_accesses mem_accesses;
 	struct ht_ev_mem_launch_end mem_launch_end;
 };
 

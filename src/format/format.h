@@ -96,6 +96,7 @@ enum ht_ftype {
 	HT_T_ENUM8,   /* u8 with a named mapping (see ht_field.labels) */
 	HT_T_FLAGS32, /* u32 of flags named by ht_field.labels (bit i: labels[i]) */
 	HT_T_SIG,     /* u8 n, then n x { str name; u8 type; u8 role }: argument descriptors */
+	HT_T_MEMRUNS, /* u32 n, then n x struct ht_memrun's 22-byte wire form (codec.h) */
 };
 
 /* A field of an event class, and where it lives in the class's C struct. */
@@ -104,7 +105,7 @@ struct ht_field {
 	enum ht_ftype type;
 	const char *const *labels;     /* ENUM8, FLAGS32: NULL-terminated names */
 	size_t member;		       /* offsetof the member in struct ht_ev_<class> */
-	size_t member_n, member_store; /* array types: the count and the decode store */
+	size_t member_n, member_store; /* arrays: the count (u8, MEMRUNS u32), the decode store */
 	size_t max;		       /* STR: bytes it is cut to when written */
 };
 

@@ -161,6 +161,15 @@ static void put_field(FILE *f, const struct ht_field *fd, const struct ht_tsdl_p
 		put_labels(f, ht_arg_role_names);
 		fprintf(f, " role;\n\t\t} _%s[_nargs];\n", fd->name);
 		break;
+	case HT_T_MEMRUNS:
+		fprintf(f,
+			"\t\tuint32_t _%s_n;\n\t\tstruct {\n\t\t\thex64_t addr;\n"
+			"\t\t\tint32_t stride;\n\t\t\tuint32_t site;\n"
+			"\t\t\tuint16_t item;\n\t\t\tuint16_t count;\n\t\t\tuint8_t size;\n\t\t\t",
+			fd->name);
+		put_labels(f, ht_mem_kind_names);
+		fprintf(f, " kind;\n\t\t} _%s[_%s_n];\n", fd->name, fd->name);
+		break;
 	case HT_T_U64X3:
 		fprintf(f, "\t\tuint64_t _%s[3];\n", fd->name);
 		break;

@@ -88,6 +88,10 @@ def norm_bt2(p, fname, ftype, param, flags, strings):
         return ",".join("%s:%s:%s" % (a["name"], label(a["type"]), label(a["role"]))
                         for a in p["args"])
     f = p[fname]
+    if ftype == "memruns":
+        return ",".join("0x%x%+d*%d@%d:%d:%d:%s" % (int(r["addr"]), int(r["stride"]), int(r["count"]),
+                                                    int(r["site"]), int(r["item"]), int(r["size"]),
+                                                    label(r["kind"])) for r in f)
     if ftype == "u64x3":
         return ",".join(str(int(x)) for x in f)
     if ftype == "enum8":

@@ -130,6 +130,20 @@ static void print_fields(const struct ht_event *ev, char **tab, uint32_t n)
 				print_labels(ht_arg_role_names, a->role, 0);
 			}
 			break;
+		case HT_T_MEMRUNS: /* addr+stride*count@site:item:size:kind per run */
+			for (uint32_t k = 0,
+				      nr = *(const uint32_t *)(const void *)((const uint8_t *)&u +
+									     f->member_n);
+			     k < nr; k++) {
+				struct ht_memrun r;
+
+				ht_memrun_get(*(const uint8_t *const *)m, k, &r);
+				printf("%s0x%llx%+d*%u@%u:%u:%u:", k ? "," : "",
+				       (unsigned long long)r.addr, r.stride, r.count, r.site,
+				       r.item, r.size);
+				print_labels(ht_mem_kind_names, r.kind, 0);
+			}
+			break;
 		}
 	}
 }

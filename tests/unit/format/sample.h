@@ -25,6 +25,14 @@ static const struct ht_iarg iargs_sample[2] = {{7, HT_ARG_INT, (uint64_t)-5},
  * the value the same field had in the previous event of its class (seen on
  * this trace; the bytes are right). test_bounds round-trips "" apart.
  */
+/* Three runs in their wire form (codec.h): a unit-stride load, a negative stride, a scatter. */
+static const struct ht_memrun memruns_sample[3] = {
+    {0x7f0000001000ull, 4, 3, 0, 256, 4, 0},
+    {0x7f0000002000ull, -8, 5, 17, 2, 8, 1},
+    {0x10ull, 0, 0x1230, 65535, 1, 255, 2},
+};
+static uint8_t memruns_wire[3 * HT_MEMRUN_SIZE];
+
 static const char *const str_sample[] = {"x", "kernel_a", "h\xc3\xa9llo \xe2\x82\xac"};
 
 /* Fills member f of struct ev with a value derived from seed k. */
@@ -88,6 +96,12 @@ static inline void ht_sample_fill(void *ev, const struct ht_field *f, unsigned i
 		*((uint8_t *)ev + f->member_n) = 3;
 		*(const struct ht_fn_arg_desc **)(void *)m = sig_sample;
 		break;
+	case HT_T_MEMRUNS:
+		for (unsigned int i = 0; i < 3; i++)
+			ht_memrun_put(memruns_wire + i * HT_MEMRUN_SIZE, &memruns_sample[i]);
+		*(uint32_t *)(void *)((uint8_t *)ev + f->member_n) = 3;
+		*(const uint8_t **)(void *)m = memruns_wire;
+		break;
 	}
 }
 
@@ -104,6 +118,14 @@ static inline int ht_sample_same(const void *a, const void *b, const struct ht_f
 	if (f->type == HT_T_STR)
 		return !strcmp(*(const char *const *)(const void *)x,
 			       *(const char *const *)(const void *)y);
+	if (f->type == HT_T_MEMRUNS) {
+		uint32_t ra = *(const uint32_t *)(const void *)((const uint8_t *)a + f->member_n);
+		uint32_t rb = *(const uint32_t *)(const void *)((const uint8_t *)b + f->member_n);
+
+		return ra == rb && !memcmp(*(const uint8_t *const *)(const void *)x,
+					   *(const uint8_t *const *)(const void *)y,
+					   (size_t)ra * HT_MEMRUN_SIZE);
+	}
 	uint8_t na = *((const uint8_t *)a + f->member_n), nb = *((const uint8_t *)b + f->member_n);
 
 	if (na != nb)

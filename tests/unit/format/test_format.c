@@ -239,6 +239,9 @@ static void test_tsdl(void)
 						 fd->name);
 				else if (fd->type == HT_T_ENUM8)
 					snprintf(field, sizeof field, " %s = 0", fd->labels[0]);
+				else if (fd->type == HT_T_MEMRUNS)
+					snprintf(field, sizeof field, "} _%s[_%s_n];\n", fd->name,
+						 fd->name);
 				else
 					snprintf(field, sizeof field, "_nargs;\n");
 				at = strstr(at, field);

@@ -1,0 +1,106 @@
+/*
+ * The run encoder of the memory-access collector: turns the channel's
+ * records into the trace's memruns (codec.h), losslessly. A run is the
+ * accesses of one site, with one size and kind, by the work-items item,
+ * item + 1, ... of one group at addresses addr, addr + stride, ... : a
+ * unit-stride access by a work-group is one 22-byte run, a scatter one run
+ * an access.
+ *
+ * Records arrive in the order producers wrote them: a group's work-items in
+ * turn, each with its accesses (PoCL's work-item loops), or a warp's lanes
+ * together (CUDA). One run is open per way (sites hashed over
+ * HT_MT_RUN_WAYS); a record extends its way's run or closes it and opens
+ * its own. Every run of a site is handed over before the site's next run
+ * opens, so a site's accesses by one work-item keep their order (what the
+ * analysis counts executions by); accesses of different sites may come
+ * back in another order than they were made. A record of another launch
+ * slot or group closes every run first, so the runs handed over between
+ * two such changes share their slot and group.
+ *
+ * Header-only so that the consumer's per-record loop inlines it; tests
+ * include it directly.
+ */
+#ifndef HT_MEMTRACE_RUNS_H
+#define HT_MEMTRACE_RUNS_H
+
+#include <stdint.h>
+
+#include "format/codec.h"
+#include "memtrace/layout.h"
+
+#define HT_MT_RUN_WAYS 64u
+
+/* Receives a closed run of the given launch slot and group. */
+typedef void (*ht_mt_run_fn)(void *arg, uint32_t slot, uint32_t group, const struct ht_memrun *r);
+
+struct ht_mt_runs {
+	uint64_t used; /* bit k: way k holds an open run */
+	uint32_t slot, group;
+	struct {
+		struct ht_memrun r;
+		uint64_t next; /* the address that extends the run */
+		uint32_t info; /* the record's word 5 without the work-item */
+	} way[HT_MT_RUN_WAYS];
+};
+
+static inline void ht_mt_runs_init(struct ht_mt_runs *s)
+{
+	s->used = 0;
+	s->slot = s->group = UINT32_MAX;
+}
+
+/* Hands every open run over (in way order) and closes it. */
+static inline void ht_mt_runs_flush(struct ht_mt_runs *s, ht_mt_run_fn emit, void *arg)
+{
+	while (s->used) {
+		unsigned int k = (unsigned int)__builtin_ctzll(s->used);
+
+		s->used &= s->used - 1;
+		emit(arg, s->slot, s->group, &s->way[k].r);
+	}
+}
+
+/* Adds record w (layout.h's 6 words); runs it closes go to emit. */
+static inline void ht_mt_runs_add(struct ht_mt_runs *s, const uint32_t *w, ht_mt_run_fn emit,
+				  void *arg)
+{
+	uint32_t site = w[4], item = w[5] & HT_MT_ITEM_MASK, info = w[5] & ~HT_MT_ITEM_MASK;
+	uint64_t addr = (uint64_t)w[1] << 32 | w[0];
+	/* CUDA sites are instruction offsets, multiples of 16: fold the higher bits in */
+	unsigned int k = (site ^ site >> 4 ^ site >> 10) & (HT_MT_RUN_WAYS - 1);
+	struct ht_memrun *r = &s->way[k].r;
+
+	if (w[2] != s->slot || w[3] != s->group) {
+		ht_mt_runs_flush(s, emit, arg);
+		s->slot = w[2];
+		s->group = w[3];
+	} else if (s->used >> k & 1) {
+		if (r->site == site && s->way[k].info == info &&
+		    item == (uint32_t)r->item + r->count && r->count < UINT16_MAX) {
+			if (r->count > 1 && addr == s->way[k].next) {
+				s->way[k].next += (uint64_t)(int64_t)r->stride;
+				r->count++;
+				return;
+			}
+			if (r->count == 1 &&
+			    (int64_t)(addr - r->addr) == (int32_t)(addr - r->addr)) {
+				r->stride = (int32_t)(addr - r->addr);
+				s->way[k].next = addr + (uint64_t)(int64_t)r->stride;
+				r->count = 2;
+				return;
+			}
+		}
+		emit(arg, s->slot, s->group, r);
+	}
+	r->addr = addr;
+	r->stride = 0;
+	r->site = site;
+	r->item = (uint16_t)item;
+	r->count = 1;
+	r->size = (uint8_t)(info >> 16);
+	r->kind = (uint8_t)(info >> 24);
+	s->way[k].info = info;
+	s->used |= 1ull << k;
+}
+
+#endif
