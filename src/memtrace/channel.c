@@ -8,9 +8,11 @@
  *      read res; if the bin is closed try the next bin; if the n records do
  *      not fit, close the bin (CAS res -> res|CLOSED) and try the next; else
  *      CAS res -> res + n. After a pass over every bin with no room: discard
- *      mode adds n to the launch's dropped count and returns; block mode
+ *      mode adds the records' accesses to the launch's dropped count and
+ *      returns; block mode
  *      waits (nothing held) and passes again.
- *   2. write the n records at [res, res + n) of the bin;
+ *   2. write the n records at [res, res + n) of the bin (a record is a run
+ *      of accesses, layout.h);
  *   3. acknowledge: ack += n (release).
  * Consumer (one host thread): a closed bin holds exactly res & ~CLOSED
  * records; wait until ack reaches that, hand them to the sink where they
@@ -137,6 +139,8 @@ void ht_mt_rec_encode(uint32_t *w, const struct ht_mt_rec *r)
 	w[3] = r->group;
 	w[4] = r->site;
 	w[5] = (uint32_t)r->item | (uint32_t)r->size << 16 | (uint32_t)r->kind << 24;
+	w[6] = r->count ? r->count : 1;
+	w[7] = (uint32_t)r->stride;
 }
 
 /* Step 1 in bin b. Return: the first reserved record, or -1 (closed, or closed now: full). */
@@ -202,7 +206,11 @@ uint32_t ht_mt_chan_put(struct ht_mt_chan *c, unsigned int home, uint32_t slot,
 
 	while ((r = ht_mt_chan_reserve(c, home, n, &rv)) == -EAGAIN) {
 		if (!c->block) {
-			ht_mt_chan_drop(c, slot, n);
+			uint32_t accesses = 0;
+
+			for (uint32_t i = 0; i < n; i++)
+				accesses += recs[i].count ? recs[i].count : 1;
+			ht_mt_chan_drop(c, slot, accesses);
 			return 0;
 		}
 		sched_yield(); /* nothing held: wait for the consumer */

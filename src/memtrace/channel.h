@@ -15,7 +15,7 @@
 
 #include "memtrace/layout.h"
 
-/* One record, decoded (layout.h has the wire form). */
+/* One record, decoded (layout.h has the wire form): a run of count accesses. */
 struct ht_mt_rec {
 	uint64_t addr;
 	uint32_t slot;
@@ -24,6 +24,8 @@ struct ht_mt_rec {
 	uint16_t item;
 	uint8_t size;
 	uint8_t kind;
+	uint32_t count; /* 0 is written as 1: one access */
+	int32_t stride;
 };
 
 struct ht_mt_chan {
@@ -69,13 +71,14 @@ void ht_mt_chan_write(struct ht_mt_chan *c, const struct ht_mt_resv *rv, uint32_
 		      const struct ht_mt_rec *r);
 /* Step 3: the reservation's records are written. */
 void ht_mt_chan_ack(struct ht_mt_chan *c, const struct ht_mt_resv *rv);
-/* Counts n records dropped for launch slot `slot` (discard mode). */
+/* Counts n accesses dropped for launch slot `slot` (discard mode). */
 void ht_mt_chan_drop(struct ht_mt_chan *c, uint32_t slot, uint32_t n);
 
 /*
  * A host producer of a group of n records: the three steps, waiting (block
- * mode) or dropping (discard) when no bin has room. The reference for the
- * device producers; used by tests. Return: n when written, 0 when dropped.
+ * mode) or dropping (discard: their accesses counted) when no bin has room.
+ * The reference for the device producers; used by tests. Return: n when
+ * written, 0 when dropped.
  */
 uint32_t ht_mt_chan_put(struct ht_mt_chan *c, unsigned int home, uint32_t slot,
 			const struct ht_mt_rec *recs, uint32_t n);
@@ -110,8 +113,10 @@ static inline void ht_mt_rec_decode(const uint32_t *words, uint32_t i, struct ht
 	r->item = (uint16_t)(w[5] & HT_MT_ITEM_MASK);
 	r->size = (uint8_t)(w[5] >> 16);
 	r->kind = (uint8_t)(w[5] >> 24);
+	r->count = w[6];
+	r->stride = (int32_t)w[7];
 }
-/* Encodes r into 6 words. */
+/* Encodes r into HT_MT_REC_SIZE / 4 words. */
 void ht_mt_rec_encode(uint32_t *words, const struct ht_mt_rec *r);
 
 #endif

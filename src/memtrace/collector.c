@@ -242,13 +242,13 @@ static void announce(struct ht_stream *s, struct launch *l, uint32_t slot)
 
 /*
  * The mem_accesses event being written: the runs of one launch slot and
- * group (runs.h hands them over grouped so), stamped with the clock read of
- * the batch (its records were all taken at that moment), written straight
- * into the stream's packet and committed when the slot or group changes or
- * the packet is full. An event per record cost ~12 ns and 34 bytes; the
- * runs take ~0.5 bytes an access of a unit-stride kernel, and a consumer
- * that only read the records was no faster than this one (bench/opencl.sh's
- * memtrace line, 262144 floats: 4.8 ms a launch either way).
+ * group (runs.h joins the channel's records, runs already from OpenCL's
+ * producer, single accesses from CUDA's, and hands them over grouped so),
+ * stamped with the clock read of the batch (its records were all taken at
+ * that moment), written straight into the stream's packet and committed
+ * when the slot or group changes or the packet is full. An event per
+ * access cost the consumer ~12 ns and 34 bytes; a unit-stride kernel's
+ * runs take ~0.5 bytes an access (bench/opencl.sh's memtrace line).
  */
 struct block {
 	struct ht_stream *s;

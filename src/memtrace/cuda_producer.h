@@ -117,6 +117,8 @@ HT_MT_DEV void ht_mt_cuda_write(const struct ht_mt_cuda_launch *l, uint32_t b, u
 	w[3] = group;
 	w[4] = site;
 	w[5] = (item & HT_MT_ITEM_MASK) | (size > 255 ? 255u : size) << 16 | kind << 24;
+	w[6] = 1; /* one access a record: the consumer folds lanes into runs */
+	w[7] = 0;
 }
 
 /* Step 3, by the lane that reserved: the warp's n records are written. */
@@ -125,7 +127,7 @@ HT_MT_DEV void ht_mt_cuda_ack(const struct ht_mt_cuda_launch *l, uint32_t b, uin
 	ht_mt_add((uint32_t *)(l->chan + HT_MT_OFF_BIN(b) + HT_MT_ACK), n);
 }
 
-/* Discard mode, no room: the warp's n records are counted as dropped. */
+/* Discard mode, no room: the warp's n records (one access each) are counted as dropped. */
 HT_MT_DEV void ht_mt_cuda_drop(const struct ht_mt_cuda_launch *l, uint32_t n)
 {
 	ht_mt_add64((uint64_t *)(l->chan + HT_MT_OFF_SLOT(l->nbins, l->slot)), n);

@@ -13,7 +13,7 @@
  *   [launch slots: HT_MT_SLOTS x 128 B]  per launch in flight: records
  *                                   dropped (u64), then the address each
  *                                   buffer argument had (u64 x HT_MT_SLOT_ARGS)
- *   [records: nbins x cap x 24 B]  bin b holds records [b*cap, (b+1)*cap)
+ *   [records: nbins x cap x 32 B]  bin b holds records [b*cap, (b+1)*cap)
  *
  * A bin's res word counts the records reserved in it, with HT_MT_CLOSED set
  * once it is full (or the consumer takes it early); ack counts the records
@@ -33,7 +33,7 @@
 #define HT_MT_SLOTS	1024u /* launches in flight at once */
 #define HT_MT_SLOT_SIZE 128u
 #define HT_MT_SLOT_ARGS 15u /* buffer arguments whose address a launch records */
-#define HT_MT_REC_SIZE	24u
+#define HT_MT_REC_SIZE	32u
 #define HT_MT_CLOSED	0x80000000u
 #define HT_MT_MAX_BINS	1024u
 #define HT_MT_MAX_CAP	(1u << 24) /* records per bin */
@@ -46,14 +46,20 @@
 #define HT_MT_H_BLOCK 3
 
 /*
- * One record, as producers write it: 6 little-endian u32 words.
- *   w0, w1  the address (low, high)
+ * One record, as producers write it: 8 little-endian u32 words. A record is
+ * a run of accesses (codec.h's struct ht_memrun): `count` accesses of one
+ * site by the work-items item, item + 1, ... of one group, at addr,
+ * addr + stride, ... The OpenCL producer folds a work-group's accesses into
+ * runs before they enter the channel; CUDA's writes one access a record.
+ *   w0, w1  the address (low, high) of the first access
  *   w2      the launch's slot
  *   w3      the work-group's (block's) linear id
  *   w4      the site (OpenCL: the rewriter's site number; CUDA: the instruction offset)
- *   w5      bits 0-15 the work-item's linear id in its group, 16-23 the size in
+ *   w5      bits 0-15 the first work-item's linear id in its group, 16-23 the size in
  *           bytes (255 for 255 and more), 24-31 the kind (HT_MEM_LOAD/STORE/ATOMIC,
  *           HT_MT_KIND_* below)
+ *   w6      count: the accesses (1 to 65535)
+ *   w7      stride: the address step from one work-item to the next (i32)
  */
 #define HT_MT_KIND_LOAD	  0u
 #define HT_MT_KIND_STORE  1u

@@ -6,9 +6,9 @@
  * unit-stride access by a work-group is one 22-byte run, a scatter one run
  * an access.
  *
- * Records arrive in the order producers wrote them: a group's work-items in
- * turn, each with its accesses (PoCL's work-item loops), or a warp's lanes
- * together (CUDA). One run is open per way (sites hashed over
+ * Records, themselves runs (layout.h), arrive in the order producers wrote
+ * them: a work-group's runs as its lanes closed them (OpenCL), or a warp's
+ * lanes' single accesses together (CUDA). One run is open per way (sites hashed over
  * HT_MT_RUN_WAYS); a record extends its way's run or closes it and opens
  * its own. Every run of a site is handed over before the site's next run
  * opens, so a site's accesses by one work-item keep their order (what the
@@ -60,45 +60,56 @@ static inline void ht_mt_runs_flush(struct ht_mt_runs *s, ht_mt_run_fn emit, voi
 	}
 }
 
-/* Adds record w (layout.h's 6 words); runs it closes go to emit. */
+/*
+ * Adds record w (layout.h's words: itself a run, of one access from CUDA's
+ * producer, often of many from OpenCL's); runs it closes go to emit.
+ */
 static inline void ht_mt_runs_add(struct ht_mt_runs *s, const uint32_t *w, ht_mt_run_fn emit,
 				  void *arg)
 {
 	uint32_t site = w[4], item = w[5] & HT_MT_ITEM_MASK, info = w[5] & ~HT_MT_ITEM_MASK;
+	uint32_t n = w[6] > UINT16_MAX ? UINT16_MAX : w[6]; /* producers write at most that */
+	int32_t stride = n > 1 ? (int32_t)w[7] : 0;
 	uint64_t addr = (uint64_t)w[1] << 32 | w[0];
 	/* CUDA sites are instruction offsets, multiples of 16: fold the higher bits in */
 	unsigned int k = (site ^ site >> 4 ^ site >> 10) & (HT_MT_RUN_WAYS - 1);
 	struct ht_memrun *r = &s->way[k].r;
 
+	if (!n)
+		return; /* no access: no producer writes one */
 	if (w[2] != s->slot || w[3] != s->group) {
 		ht_mt_runs_flush(s, emit, arg);
 		s->slot = w[2];
 		s->group = w[3];
 	} else if (s->used >> k & 1) {
+		/* the same site, size and kind, the next work-items, within a run's count */
 		if (r->site == site && s->way[k].info == info &&
-		    item == (uint32_t)r->item + r->count && r->count < UINT16_MAX) {
-			if (r->count > 1 && addr == s->way[k].next) {
-				s->way[k].next += (uint64_t)(int64_t)r->stride;
-				r->count++;
+		    item == (uint32_t)r->item + r->count && (uint32_t)r->count + n <= UINT16_MAX) {
+			int64_t d = (int64_t)(addr - r->addr);
+
+			if (r->count > 1 && addr == s->way[k].next &&
+			    (n == 1 || stride == r->stride)) {
+				r->count = (uint16_t)(r->count + n);
+				s->way[k].next = addr + (uint64_t)((int64_t)r->stride * n);
 				return;
 			}
-			if (r->count == 1 &&
-			    (int64_t)(addr - r->addr) == (int32_t)(addr - r->addr)) {
-				r->stride = (int32_t)(addr - r->addr);
-				s->way[k].next = addr + (uint64_t)(int64_t)r->stride;
-				r->count = 2;
+			if (r->count == 1 && d == (int32_t)d && (n == 1 || stride == d)) {
+				r->stride = (int32_t)d;
+				r->count = (uint16_t)(1 + n);
+				s->way[k].next = addr + (uint64_t)(d * n);
 				return;
 			}
 		}
 		emit(arg, s->slot, s->group, r);
 	}
 	r->addr = addr;
-	r->stride = 0;
+	r->stride = stride;
 	r->site = site;
 	r->item = (uint16_t)item;
-	r->count = 1;
+	r->count = (uint16_t)n;
 	r->size = (uint8_t)(info >> 16);
 	r->kind = (uint8_t)(info >> 24);
+	s->way[k].next = addr + (uint64_t)((int64_t)stride * n);
 	s->way[k].info = info;
 	s->used |= 1ull << k;
 }

@@ -308,7 +308,7 @@ static void test_geometry(void)
 			      .size = 16,
 			      .kind = HT_MT_KIND_ATOMIC},
 			 d;
-	uint32_t w[6];
+	uint32_t w[HT_MT_REC_SIZE / 4];
 
 	CHECK_EQ(ht_mt_chan_geometry(4u << 20, 2, 256, &nb, &cap), 0);
 	CHECK_EQ(nb, 4); /* two bins a lane */

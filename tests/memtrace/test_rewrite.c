@@ -3,7 +3,8 @@
  * kernels with known access patterns are instrumented (rewrite.c), built
  * and run on PoCL's CPU device with a channel far smaller than what they
  * emit, drained by a consumer thread while they run (channel.c), and the
- * records are counted per site: exact loads, stores and atomics, the
+ * records (runs, which a unit-stride access of a work-group is one of) are
+ * expanded and counted per site: exact loads, stores and atomics, the
  * addresses of each, the work-items, the buffer addresses the kernels
  * noted. The kernels' results must be what they compute uninstrumented.
  * Then discard mode with a consumer that naps: received + dropped is
@@ -93,7 +94,7 @@ struct env {
 	pthread_t th;
 	int stop, nap;
 	/* what arrived */
-	uint64_t site[S_COUNT], records, bad;
+	uint64_t site[S_COUNT], records, runs, bad;
 	uint64_t *addr[S_COUNT]; /* per site, by work-item: the last address */
 	uint32_t *items;	 /* per global work-item: records */
 };
@@ -104,18 +105,24 @@ static void sink(void *arg, const uint32_t *w, uint32_t n)
 
 	for (uint32_t i = 0; i < n; i++) {
 		struct ht_mt_rec r;
-		uint64_t gid;
 
 		ht_mt_rec_decode(w, i, &r);
-		gid = (uint64_t)r.group * LOCAL + r.item;
-		if (r.slot != SLOT || r.site >= S_COUNT || gid >= N || r.size != 4) {
+		if (!r.count || r.count > LOCAL)
 			e->bad++;
-			continue;
+		for (uint32_t j = 0; j < r.count && j < LOCAL; j++) { /* a record is a run */
+			uint64_t gid = (uint64_t)r.group * LOCAL + r.item + j;
+
+			if (r.slot != SLOT || r.site >= S_COUNT || gid >= N || r.size != 4 ||
+			    r.item + j >= LOCAL) {
+				e->bad++;
+				continue;
+			}
+			e->site[r.site]++;
+			e->addr[r.site][gid] = r.addr + (uint64_t)((int64_t)r.stride * j);
+			e->items[gid]++;
+			e->records++;
 		}
-		e->site[r.site]++;
-		e->addr[r.site][gid] = r.addr;
-		e->items[gid]++;
-		e->records++;
+		e->runs++;
 	}
 }
 
@@ -148,7 +155,7 @@ static void launch(struct env *e, cl_kernel k)
 
 	memset(e->site, 0, sizeof e->site);
 	memset(e->items, 0, N * sizeof *e->items);
-	e->records = e->bad = 0;
+	e->records = e->runs = e->bad = 0;
 	e->stop = 0;
 	pthread_create(&e->th, NULL, consume, e);
 	CHECK(clEnqueueNDRangeKernel(e->q, k, 1, NULL, &g, &l, 0, NULL, NULL) == CL_SUCCESS);
@@ -287,6 +294,7 @@ static void test_block(void)
 	CHECK_EQ(e.site[S_UNIT_LD], N);
 	CHECK_EQ(e.site[S_UNIT_ST], N);
 	CHECK_EQ(e.records, 2 * N);
+	CHECK_EQ(e.runs, 2 * N / LOCAL); /* folded: a run per site and work-group */
 	for (int i = 1; i < N; i++) {
 		CHECK_EQ(e.addr[S_UNIT_LD][i] - e.addr[S_UNIT_LD][i - 1], 4);
 		CHECK_EQ(e.items[i], 2);
@@ -361,30 +369,37 @@ static void test_block(void)
 static void test_discard(void)
 {
 	static float in[N], out[N];
+	static int idx[N];
 	struct env e;
-	cl_mem bin, bout;
+	cl_mem bin, bout, bidx;
 	cl_kernel k;
 	uint64_t dropped;
 
 	if (setup(&e, 0))
 		return;
+	for (int i = 0; i < N; i++)
+		idx[i] = (i * 1031) % N;
 	bin = buffer(&e, sizeof in, in);
 	bout = buffer(&e, sizeof out, NULL);
-	k = make(&e, "unit");
-	clSetKernelArg(k, 0, sizeof bin, &bin);
-	clSetKernelArg(k, 1, sizeof bout, &bout);
+	bidx = buffer(&e, sizeof idx, idx);
+	/* a scatter: every store its own record, far more than the channel holds */
+	k = make(&e, "scatter");
+	clSetKernelArg(k, 0, sizeof bidx, &bidx);
+	clSetKernelArg(k, 1, sizeof bin, &bin);
+	clSetKernelArg(k, 2, sizeof bout, &bout);
 	e.nap = 1;
 	ht_mt_chan_slot_take(&e.chan, SLOT);
 	launch(&e, k);
 	dropped = ht_mt_chan_slot_take(&e.chan, SLOT);
 	printf("discard: %llu received, %llu dropped\n", (unsigned long long)e.records,
 	       (unsigned long long)dropped);
-	CHECK_EQ(e.records + dropped, 2 * N);
+	CHECK_EQ(e.records + dropped, 3 * N);
 	CHECK(dropped > 0);
-	CHECK_EQ(e.site[S_UNIT_LD] + e.site[S_UNIT_ST], e.records);
+	CHECK_EQ(e.site[S_SC_ST] + e.site[S_SC_IDX] + e.site[S_SC_LD], e.records);
 	clReleaseKernel(k);
 	clReleaseMemObject(bin);
 	clReleaseMemObject(bout);
+	clReleaseMemObject(bidx);
 	teardown(&e);
 }
 

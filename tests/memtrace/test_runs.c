@@ -10,6 +10,9 @@
  *    site, work-item) the same addresses, sizes and kinds in the same order.
  * 3. Edges: a stride that does not fit 32 bits, negative strides, the
  *    65535-access limit of a run, runs handed over grouped by slot and group.
+ * 4. Records that are runs already, as the OpenCL producer folds them (cut
+ *    at random places here): the encoder joins the pieces again and the
+ *    expansion still gives every access back.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +21,22 @@
 #include "../unit/check.h"
 #include "memtrace/channel.h"
 #include "memtrace/runs.h"
+
+/* One access (a record of count 1). */
+static struct ht_mt_rec acc(uint64_t addr, uint32_t slot, uint32_t group, uint32_t site,
+			    uint32_t item, uint8_t size, uint8_t kind)
+{
+	struct ht_mt_rec r = {.addr = addr,
+			      .slot = slot,
+			      .group = group,
+			      .site = site,
+			      .item = (uint16_t)item,
+			      .size = size,
+			      .kind = kind,
+			      .count = 1};
+
+	return r;
+}
 
 struct out {
 	struct ht_memrun *r;
@@ -135,12 +154,9 @@ static void test_unit_stride(void)
 	struct out o = {0};
 
 	for (unsigned int i = 0; i < ITEMS; i++) {
-		in[3 * i] =
-		    (struct ht_mt_rec){0x1000 + 4 * i, 5, 7, 0, (uint16_t)i, 4, HT_MT_KIND_LOAD};
-		in[3 * i + 1] =
-		    (struct ht_mt_rec){0x9000 + 4 * i, 5, 7, 1, (uint16_t)i, 4, HT_MT_KIND_LOAD};
-		in[3 * i + 2] =
-		    (struct ht_mt_rec){0x9000 + 4 * i, 5, 7, 2, (uint16_t)i, 4, HT_MT_KIND_STORE};
+		in[3 * i] = acc(0x1000 + 4 * i, 5, 7, 0, i, 4, HT_MT_KIND_LOAD);
+		in[3 * i + 1] = acc(0x9000 + 4 * i, 5, 7, 1, i, 4, HT_MT_KIND_LOAD);
+		in[3 * i + 2] = acc(0x9000 + 4 * i, 5, 7, 2, i, 4, HT_MT_KIND_STORE);
 	}
 	encode(in, 3 * ITEMS, &o);
 	CHECK_EQ(o.n, 3);
@@ -226,8 +242,7 @@ static void test_edges(void)
 		abort();
 	/* a 4 GiB stride: every access its own run, still exact */
 	for (unsigned int i = 0; i < 4; i++)
-		in[i] = (struct ht_mt_rec){0x100000000ull * i, 1, 2, 3, (uint16_t)i, 8,
-					   HT_MT_KIND_LOAD};
+		in[i] = acc(0x100000000ull * i, 1, 2, 3, i, 8, HT_MT_KIND_LOAD);
 	encode(in, 4, &o);
 	CHECK_EQ(o.n, 4);
 	CHECK_EQ(expand(&o, x, N), 4);
@@ -236,8 +251,7 @@ static void test_edges(void)
 
 	/* a negative stride */
 	for (unsigned int i = 0; i < 100; i++)
-		in[i] = (struct ht_mt_rec){0x800000 - 12 * i, 0, 0, 9, (uint16_t)i, 4,
-					   HT_MT_KIND_STORE};
+		in[i] = acc(0x800000 - 12 * i, 0, 0, 9, i, 4, HT_MT_KIND_STORE);
 	encode(in, 100, &o);
 	CHECK_EQ(o.n, 1);
 	CHECK_EQ(o.r[0].stride, -12);
@@ -246,8 +260,7 @@ static void test_edges(void)
 
 	/* work-items 0 .. 65535 of one site: a run holds at most 65535 */
 	for (unsigned int i = 0; i < 65536; i++)
-		in[i] = (struct ht_mt_rec){0x4000 + 4ull * i, 0, 0, 1, (uint16_t)i, 4,
-					   HT_MT_KIND_ATOMIC};
+		in[i] = acc(0x4000 + 4ull * i, 0, 0, 1, i, 4, HT_MT_KIND_ATOMIC);
 	encode(in, 65536, &o);
 	CHECK_EQ(o.n, 2);
 	CHECK_EQ(o.r[0].count, 65535);
@@ -259,13 +272,8 @@ static void test_edges(void)
 
 	/* another size or kind at the same site breaks the run */
 	for (unsigned int i = 0; i < 8; i++)
-		in[i] = (struct ht_mt_rec){0x4000 + 4ull * i,
-					   0,
-					   0,
-					   1,
-					   (uint16_t)i,
-					   4,
-					   i == 4 ? HT_MT_KIND_STORE : HT_MT_KIND_LOAD};
+		in[i] = acc(0x4000 + 4ull * i, 0, 0, 1, i, 4,
+			    i == 4 ? HT_MT_KIND_STORE : HT_MT_KIND_LOAD);
 	encode(in, 8, &o);
 	CHECK_EQ(o.n, 3);
 	CHECK_EQ(expand(&o, x, N), 8);
@@ -275,11 +283,91 @@ static void test_edges(void)
 	free(x);
 }
 
+/*
+ * 4. The OpenCL producer's folding (devcode_cl.c), mirrored: per site way an
+ * open run that the next work-item one stride on extends, cut at random too.
+ */
+static size_t fold(const struct ht_mt_rec *in, size_t n, struct ht_mt_rec *out)
+{
+	struct ht_mt_rec open[16];
+	uint32_t used = 0;
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct ht_mt_rec *a = &in[i];
+		unsigned int k = a->site & 15;
+		struct ht_mt_rec *o = &open[k];
+
+		if (i && (a->slot != in[i - 1].slot || a->group != in[i - 1].group)) {
+			for (unsigned int j = 0; j < 16; j++)
+				if (used >> j & 1)
+					out[m++] = open[j];
+			used = 0;
+		}
+		if (used >> k & 1) {
+			int same = o->site == a->site && o->size == a->size && o->kind == a->kind &&
+				   a->item == o->item + o->count && o->count < 65535 && rnd(16);
+			int64_t d = (int64_t)(a->addr - o->addr);
+
+			if (same && o->count > 1 &&
+			    a->addr == o->addr + (uint64_t)((int64_t)o->stride * o->count)) {
+				o->count++;
+				continue;
+			}
+			if (same && o->count == 1 && d == (int32_t)d) {
+				o->stride = (int32_t)d;
+				o->count = 2;
+				continue;
+			}
+			out[m++] = *o;
+		}
+		*o = *a;
+		o->count = 1;
+		o->stride = 0;
+		used |= 1u << k;
+	}
+	for (unsigned int j = 0; j < 16; j++)
+		if (used >> j & 1)
+			out[m++] = open[j];
+	return m;
+}
+
+static void test_folded(void)
+{
+	enum { N = 100000, ITEMS = 256 };
+	struct ht_mt_rec *in = calloc(N, sizeof *in), *f = calloc(N, sizeof *f),
+			 *x = calloc(N + 1, sizeof *x);
+	struct out o = {0};
+	size_t n = 0, m;
+
+	if (!in || !f || !x)
+		abort();
+	/* work-groups of saxpy-like accesses, a few of them scattered */
+	for (uint32_t g = 0; n + 3 * ITEMS <= N; g++)
+		for (uint32_t i = 0; i < ITEMS; i++)
+			for (uint32_t k = 0; k < 3; k++, n++)
+				in[n] = acc(rnd(50) ? 0x10000ull * (k + 1) + 4ull * (g * ITEMS + i)
+						    : rnd(1u << 30),
+					    g % 3, g, k, i, 4,
+					    k == 2 ? HT_MT_KIND_STORE : HT_MT_KIND_LOAD);
+	m = fold(in, n, f);
+	CHECK(m < n);
+	encode(f, m, &o);
+	CHECK(o.n < m); /* pieces joined again */
+	CHECK_EQ(expand(&o, x, N + 1), n);
+	CHECK(same_records(in, x, n));
+	release(&o);
+	free(in);
+	free(f);
+	free(x);
+}
+
 int main(void)
 {
 	test_unit_stride();
 	test_random();
 	test_edges();
+	test_folded();
 	if (!check_failures)
 		printf("memtrace_runs: all checks passed\n");
 	return check_failures ? 1 : 0;
