@@ -153,6 +153,10 @@ HOOKS = {
                 "\tht_cl_pc_program_source(ret, count, strings, lengths);"},
     "clBuildProgram": {"post": "ht_cl_mt_program_built(program, options, ret);\n"
                                "\tht_cl_pc_program_built(program, ret);"},
+    "clCompileProgram": {"post": "ht_cl_mt_program_compiled(program, options, num_input_headers, "
+                                 "ret);"},
+    "clLinkProgram": {"post": "ht_cl_mt_program_linked(ret, context, options, num_input_programs, "
+                              "input_programs);"},
     "clCreateKernelsInProgram": {
         "post": "ht_cl_mt_kernels_created(program, num_kernels, kernels, num_kernels_ret, ret);"},
     "clCloneKernel": {"post": "ht_cl_mt_kernel_cloned(ret, source_kernel);"},

@@ -129,9 +129,9 @@ static int32_t attribute(const struct launch *l, int32_t site_arg, uint64_t addr
 {
 	int32_t below = -1;
 
-	if (site_arg >= 0 && (unsigned int)site_arg < HT_MT_SLOT_ARGS &&
-	    (l->argmask >> site_arg & 1))
-		return site_arg;
+	/* the site's argument, even with its buffer unknown: never another buffer */
+	if (site_arg >= 0)
+		return (unsigned int)site_arg < HT_MT_SLOT_ARGS ? site_arg : -1;
 	for (unsigned int i = 0; i < HT_MT_SLOT_ARGS; i++) {
 		if (!(l->argmask >> i & 1) || !l->base[i] || addr < l->base[i])
 			continue;

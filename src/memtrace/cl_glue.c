@@ -42,7 +42,9 @@ struct program {
 	cl_context ctx;
 	char *source;
 	size_t len;
-	char *options; /* of the application's last successful build */
+	char *options; /* of the application's last successful build (or compile) */
+	char *link;    /* a program clLinkProgram made of this one source: its link options */
+	int compiled;  /* clCompileProgram compiled it, without embedded headers */
 	int tried;     /* the twin was attempted for this build */
 	int warned;
 	struct ht_mt_rewrite rw;
@@ -127,6 +129,26 @@ static void track(cl_context ctx, cl_uint before)
 
 /* ---- programs ---- */
 
+static void program_free(struct program *r)
+{
+	free(r->source);
+	free(r->options);
+	free(r->link);
+	ht_mt_rewrite_release(&r->rw);
+	free(r);
+}
+
+/* r describes program p now (G.lock held). */
+static void remember(cl_program p, struct program *r)
+{
+	struct program *old = find(&G.programs, p);
+
+	/* a handle the runtime reuses: the old record's twin is released with it */
+	if (old)
+		program_free(old);
+	put(&G.programs, p, r);
+}
+
 void ht_cl_mt_program_source(cl_program p, cl_context ctx, cl_uint count, const char **strings,
 			     const size_t *lengths)
 {
@@ -154,38 +176,75 @@ void ht_cl_mt_program_source(cl_program p, cl_context ctx, cl_uint count, const 
 	}
 	r->source[len] = '\0';
 	pthread_mutex_lock(&G.lock);
-	{
-		struct program *old = find(&G.programs, p);
-
-		/* a handle the runtime reuses: the old record's twin is released with it */
-		if (old) {
-			free(old->source);
-			free(old->options);
-			ht_mt_rewrite_release(&old->rw);
-			free(old);
-		}
-	}
-	put(&G.programs, p, r);
+	remember(p, r);
 	pthread_mutex_unlock(&G.lock);
 }
 
-void ht_cl_mt_program_built(cl_program p, const char *options, cl_int ret)
+/*
+ * p was built (compiled < 0) or compiled (compiled: 1 without embedded
+ * headers, 0 with them: the rewriter cannot see those) with these options.
+ */
+static void program_options(cl_program p, const char *options, int compiled)
 {
 	struct program *r;
 
-	if (!ht_cl_mt_on || ret != CL_SUCCESS)
-		return;
 	pthread_mutex_lock(&G.lock);
 	r = find(&G.programs, p);
 	if (r) {
 		free(r->options);
 		r->options = strdup(options ? options : "");
-		if (r->twin && !r->kernels) { /* a rebuild: the twin follows it */
+		r->compiled = compiled > 0;
+		if (compiled < 0 && r->twin && !r->kernels) { /* a rebuild: the twin follows it */
 			HT_CL_REAL(clReleaseProgram)(r->twin);
 			r->twin = NULL;
 		}
 		if (!r->twin)
 			r->tried = 0;
+	}
+	pthread_mutex_unlock(&G.lock);
+}
+
+void ht_cl_mt_program_built(cl_program p, const char *options, cl_int ret)
+{
+	if (ht_cl_mt_on && ret == CL_SUCCESS)
+		program_options(p, options, -1);
+}
+
+void ht_cl_mt_program_compiled(cl_program p, const char *options, cl_uint nheaders, cl_int ret)
+{
+	if (ht_cl_mt_on && ret == CL_SUCCESS)
+		program_options(p, options, nheaders == 0);
+}
+
+/*
+ * A program linked from one program compiled from source is instrumented as
+ * that source: its twin is the rewritten source compiled with the same
+ * options and linked with the same link options (build_twin). Programs
+ * linked from several are not (their functions would need the hidden
+ * channel parameter across compilation units).
+ */
+void ht_cl_mt_program_linked(cl_program p, cl_context ctx, const char *options, cl_uint n,
+			     const cl_program *inputs)
+{
+	struct program *in, *r;
+
+	if (!ht_cl_mt_on || !p || n != 1 || !inputs)
+		return;
+	pthread_mutex_lock(&G.lock);
+	in = find(&G.programs, inputs[0]);
+	if (in && in->compiled && (r = calloc(1, sizeof *r))) {
+		r->app = p;
+		r->ctx = ctx;
+		r->len = in->len;
+		r->source = malloc(in->len + 1);
+		r->options = strdup(in->options ? in->options : "");
+		r->link = strdup(options ? options : "");
+		if (r->source && r->options && r->link) {
+			memcpy(r->source, in->source, in->len + 1);
+			remember(p, r);
+		} else {
+			program_free(r);
+		}
 	}
 	pthread_mutex_unlock(&G.lock);
 }
@@ -266,7 +325,27 @@ static int build_twin(struct program *r, const char *kernel, unsigned int *lanes
 		warn_program(r, kernel, "its instrumented program cannot be created");
 		return -1;
 	}
-	err = HT_CL_REAL(clBuildProgram)(r->twin, (cl_uint)ndev, devs, r->options, NULL, NULL);
+	if (r->link) { /* as the application made it: compiled, then linked alone */
+		err = HT_CL_REAL(clCompileProgram)(r->twin, (cl_uint)ndev, devs, r->options, 0,
+						   NULL, NULL, NULL, NULL);
+		if (err == CL_SUCCESS) {
+			cl_program linked;
+
+			before = context_refs(r->ctx);
+			linked = HT_CL_REAL(clLinkProgram)(r->ctx, (cl_uint)ndev, devs, r->link, 1,
+							   &r->twin, NULL, NULL, &err);
+			if (linked) { /* a failed link's program holds the log */
+				HT_CL_REAL(clReleaseProgram)(r->twin);
+				r->twin = linked;
+			} else if (err == CL_SUCCESS) {
+				err = CL_LINK_PROGRAM_FAILURE;
+			}
+			track(r->ctx, before);
+		}
+	} else {
+		err = HT_CL_REAL(clBuildProgram)(r->twin, (cl_uint)ndev, devs, r->options, NULL,
+						 NULL);
+	}
 	if (err != CL_SUCCESS) {
 		char log[400];
 
@@ -316,9 +395,9 @@ static const struct ht_mt_kernel *kernel_info(const struct program *r, const cha
 }
 
 /*
- * Kernel `name` of program p, which was not built from source: one warning
- * per program (the latest 64 remembered; G.lock held). hashcat, for one,
- * compiles and links its kernels (clCompileProgram, clLinkProgram) once and
+ * Kernel `name` of program p, which was not made from source in a way the
+ * rewriter follows: one warning per program (the latest 64 remembered;
+ * G.lock held). hashcat, for one, compiles and links its kernels once and
  * loads them from its own cache of binaries after that.
  */
 static void warn_no_source(cl_program p, const char *name)
@@ -332,9 +411,10 @@ static void warn_no_source(cl_program p, const char *name)
 	warned[next++ % (sizeof warned / sizeof warned[0])] = p;
 	fprintf(stderr,
 		"hetrace: kernel '%s' runs untraced (no memory accesses recorded): its program "
-		"was not built from OpenCL C source by clBuildProgram (it came from a binary, "
-		"IL, built-in kernels or clLinkProgram), the one form the rewriter "
-		"instruments; an application's own kernel cache can be the reason "
+		"was not made from OpenCL C source by clBuildProgram, or by clCompileProgram "
+		"without embedded headers and clLinkProgram of it alone (it came from a "
+		"binary, IL, built-in kernels or several programs linked), the forms the "
+		"rewriter instruments; an application's own kernel cache can be the reason "
 		"(pyopencl: PYOPENCL_NO_CACHE=1)\n",
 		name);
 }
@@ -362,8 +442,12 @@ static void add_kernel(cl_kernel k, cl_program p, const char *name)
 			r->options = strdup("");
 		build_twin(r, name, &lanes);
 	}
-	if (!r->twin || !(info = kernel_info(r, name)))
+	if (!r->twin)
 		return;
+	if (!(info = kernel_info(r, name))) {
+		warn_program(r, name, "the OpenCL C front end did not see it defined as a kernel");
+		return;
+	}
 	before = context_refs(r->ctx);
 	twin = HT_CL_REAL(clCreateKernel)(r->twin, name, &err);
 	track(r->ctx, before);
@@ -562,10 +646,7 @@ void ht_cl_mt_program_release(cl_program p)
 	    refs == 1 && !r->kernels) {
 		release_twin(r);
 		ht_map_del_u64(&G.programs, (uintptr_t)p);
-		free(r->source);
-		free(r->options);
-		ht_mt_rewrite_release(&r->rw);
-		free(r);
+		program_free(r);
 	}
 	pthread_mutex_unlock(&G.lock);
 }

@@ -13,6 +13,9 @@ extern int ht_cl_mt_on;
 void ht_cl_mt_program_source(cl_program p, cl_context ctx, cl_uint count, const char **strings,
 			     const size_t *lengths);
 void ht_cl_mt_program_built(cl_program p, const char *options, cl_int ret);
+void ht_cl_mt_program_compiled(cl_program p, const char *options, cl_uint nheaders, cl_int ret);
+void ht_cl_mt_program_linked(cl_program p, cl_context ctx, const char *options, cl_uint n,
+			     const cl_program *inputs);
 void ht_cl_mt_kernel_created(cl_kernel k, cl_program p, const char *name);
 void ht_cl_mt_kernels_created(cl_program p, cl_uint n, cl_kernel *kernels, cl_uint *n_ret,
 			      cl_int ret);

@@ -100,11 +100,10 @@ static void config_read(struct ht_mt_config *c)
 	}
 	v = getenv("HETRACE_MEMTRACE_BUFFER");
 	if (v && *v && (ht_parse_size(v, &c->bytes) || c->bytes < HT_MT_BUFFER_MIN)) {
-		fprintf(
-		    stderr,
-		    "hetrace: ignoring HETRACE_MEMTRACE_BUFFER='%s': expected a size from 256K; "
-		    "using 8M\n",
-		    v);
+		fprintf(stderr,
+			"hetrace: ignoring HETRACE_MEMTRACE_BUFFER='%s': expected a size from %uK; "
+			"using 8M\n",
+			v, HT_MT_BUFFER_MIN >> 10);
 		c->bytes = HT_MT_BUFFER_DEFAULT;
 	}
 	v = getenv("HETRACE_MODE");

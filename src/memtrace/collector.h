@@ -29,7 +29,7 @@ struct ht_mt_config {
 };
 
 #define HT_MT_BUFFER_DEFAULT (8u << 20)
-#define HT_MT_BUFFER_MIN     (256u << 10) /* the launch slots take 128 KiB of it */
+#define HT_MT_BUFFER_MIN     (512u << 10) /* the launch slots take 256 KiB of it */
 #define HT_MT_STAGE_MAX	     256u /* records a work-group (OpenCL) stages before reserving */
 
 /* A launch of an instrumented kernel, as its source describes it. */

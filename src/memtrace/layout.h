@@ -10,7 +10,7 @@
  *   [header, 64 B]
  *   [bin headers: nbins x 128 B]   res on one cache line, ack and the
  *                                   consumer's counters on the next
- *   [launch slots: HT_MT_SLOTS x 128 B]  per launch in flight: records
+ *   [launch slots: HT_MT_SLOTS x 256 B]  per launch in flight: records
  *                                   dropped (u64), then the address each
  *                                   buffer argument had (u64 x HT_MT_SLOT_ARGS)
  *   [records: nbins x cap x 32 B]  bin b holds records [b*cap, (b+1)*cap)
@@ -31,8 +31,8 @@
 #define HT_MT_BIN_HDR	128u /* res at +0; ack at +64 */
 #define HT_MT_ACK	64u
 #define HT_MT_SLOTS	1024u /* launches in flight at once */
-#define HT_MT_SLOT_SIZE 128u
-#define HT_MT_SLOT_ARGS 15u /* buffer arguments whose address a launch records */
+#define HT_MT_SLOT_SIZE 256u
+#define HT_MT_SLOT_ARGS 31u /* buffer arguments whose address a launch records (hashcat: 24) */
 #define HT_MT_REC_SIZE	32u
 #define HT_MT_CLOSED	0x80000000u
 #define HT_MT_MAX_BINS	1024u

@@ -36,12 +36,12 @@ int ht_memtrace_options(const char *glob, const char *sample, const char *buffer
 	if (buffer) {
 		size_t sz;
 
-		if (ht_parse_size(buffer, &sz) || sz < (64u << 10) || sz > (1ull << 32))
+		if (ht_parse_size(buffer, &sz) || sz < HT_MT_BUFFER_MIN || sz > (1ull << 32))
 			return ht_usage_error(
 			    "record",
-			    "--memory-access-buffer must be a size from 64K to 4G, "
+			    "--memory-access-buffer must be a size from %uK to 4G, "
 			    "not '%s'",
-			    buffer);
+			    HT_MT_BUFFER_MIN >> 10, buffer);
 	}
 	return 0;
 }

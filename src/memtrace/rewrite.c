@@ -756,11 +756,28 @@ static enum CXChildVisitResult parts_visit(CXCursor c, CXCursor parent, CXClient
 	return CXChildVisit_Continue;
 }
 
-/* Is f a kernel: __kernel or kernel among the tokens before its name. */
+static enum CXChildVisitResult attr_visit(CXCursor c, CXCursor parent, CXClientData d)
+{
+	(void)parent;
+	if (clang_getCursorKind(c) != CXCursor_UnexposedAttr)
+		return CXChildVisit_Continue;
+	*(int *)d = 1;
+	return CXChildVisit_Break;
+}
+
+/*
+ * Is f a kernel: __kernel or kernel among the tokens before its name, or,
+ * for a qualifier spelled through a macro (hashcat: "KERNEL_FQ void
+ * m00000_sxx (KERN_ATTR_VECTOR ())"), an attribute that libclang shows only
+ * as unexposed and prints as __kernel in the declaration. (Its calling
+ * convention does not tell: on the spir64 target every function's is
+ * unexposed.)
+ */
 static int is_kernel(struct rw *w, CXCursor f)
 {
 	unsigned int s, e, name;
 	size_t i;
+	int attr = 0;
 
 	if (extent(w, f, &s, &e))
 		return 0;
@@ -773,7 +790,18 @@ static int is_kernel(struct rw *w, CXCursor f)
 			    (n == 6 && !strncmp(w->src + w->toks[i].off, "kernel", 6)))
 				return 1;
 		}
-	return 0;
+	clang_visitChildren(f, attr_visit, &attr);
+	if (attr) {
+		CXPrintingPolicy pp = clang_getCursorPrintingPolicy(f);
+		CXString decl;
+
+		clang_PrintingPolicy_setProperty(pp, CXPrintingPolicy_TerseOutput, 1);
+		decl = clang_getCursorPrettyPrinted(f, pp);
+		attr = strstr(clang_getCString(decl), "__kernel") != NULL;
+		clang_disposeString(decl);
+		clang_PrintingPolicy_dispose(pp);
+	}
+	return attr;
 }
 
 /* The parameter list's ")": the token after the last parameter, or after "(" following the name. */

@@ -3629,6 +3629,7 @@ HT_CL_EXPORT cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num
 	ret = ((ht_cl_clCompileProgram_t)ht_cl_real[46])(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
 	ht_errno = errno;
 	code = ret;
+	ht_cl_mt_program_compiled(program, options, num_input_headers, ret);
 	{
 		const uint64_t a[4] = {
 			(uintptr_t)program,
@@ -3658,6 +3659,7 @@ HT_CL_EXPORT cl_program CL_API_CALL clLinkProgram(cl_context context, cl_uint nu
 	ret = ((ht_cl_clLinkProgram_t)ht_cl_real[47])(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, ht_errp);
 	ht_errno = errno;
 	code = *ht_errp;
+	ht_cl_mt_program_linked(ret, context, options, num_input_programs, input_programs);
 	{
 		const uint64_t a[5] = {
 			(uintptr_t)context,

@@ -8,6 +8,8 @@
  *                        checksum
  *   mt_prog oob N        reads in[i + 1] for i < N from a buffer of N floats:
  *                        work-item N - 1 reads past the end
+ *   mt_prog linked N     patterns, from a program made as hashcat makes its own:
+ *                        clCompileProgram, then clLinkProgram of it alone
  *   mt_prog loop N T     the loop kernel only, trip counts up to T (many records)
  *   mt_prog queries      what an application may ask about its program and
  *                        kernels (source, binaries, kernel names and info,
@@ -107,7 +109,25 @@ static cl_program build(const char *src, const char *options)
 	return p;
 }
 
-static void setup(void)
+/* Compiled, then linked alone into the program kernels come from (hashcat's way). */
+static cl_program compile_link(const char *src, const char *options)
+{
+	cl_int err;
+	cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err), linked;
+
+	if (!p)
+		die("clCreateProgramWithSource", err);
+	err = clCompileProgram(p, 1, &dev, options, 0, NULL, NULL, NULL, NULL);
+	if (err)
+		die("clCompileProgram", err);
+	linked = clLinkProgram(ctx, 1, &dev, "", 1, &p, NULL, NULL, &err);
+	if (!linked || err)
+		die("clLinkProgram", err);
+	clReleaseProgram(p);
+	return linked;
+}
+
+static void setup(int linked)
 {
 	cl_platform_id plat;
 	cl_int err;
@@ -121,7 +141,8 @@ static void setup(void)
 	q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
 	if (!q)
 		die("clCreateCommandQueueWithProperties", err);
-	prog = build(source, "-cl-kernel-arg-info");
+	prog = linked ? compile_link(source, "-cl-kernel-arg-info")
+		      : build(source, "-cl-kernel-arg-info");
 }
 
 static cl_mem buffer(size_t bytes, const void *init)
@@ -367,8 +388,8 @@ int main(int argc, char **argv)
 	const char *what = argc > 1 ? argv[1] : "";
 	size_t n = argc > 2 ? strtoul(argv[2], NULL, 10) : 4096;
 
-	setup();
-	if (!strcmp(what, "patterns"))
+	setup(!strcmp(what, "linked"));
+	if (!strcmp(what, "patterns") || !strcmp(what, "linked"))
 		patterns(n, 0, 6);
 	else if (!strcmp(what, "loop"))
 		patterns(n, 1, argc > 3 ? atoi(argv[3]) : 6);
@@ -377,7 +398,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(what, "queries"))
 		queries();
 	else {
-		fprintf(stderr, "usage: mt_prog patterns|loop|oob|queries [N [TRIP]]\n");
+		fprintf(stderr, "usage: mt_prog patterns|linked|loop|oob|queries [N [TRIP]]\n");
 		return 2;
 	}
 	clReleaseProgram(prog);

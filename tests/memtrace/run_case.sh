@@ -79,8 +79,9 @@ N=4096
 # Exact counts need block mode: in discard mode (the default) a loaded machine
 # drops records, whole launches of them at times, and counts them.
 case $case_ in
-patterns)
-	REC="--memory-access --mode block" same patterns "$prog" patterns $N
+patterns | linked)
+	# linked: the same kernels from a program compiled, then linked alone
+	REC="--memory-access --mode block" same patterns "$prog" $case_ $N
 	loads=$(sed -n 's/^loop .*(\([0-9]*\) loads in the loop)$/\1/p' "$work/patterns.out")
 	report_json patterns
 	check patterns "
@@ -115,6 +116,27 @@ eq(t['dropped'], 0, 'dropped')
 	"$ht" check "$work/patterns" >/dev/null || fail "hetrace check rejected the trace"
 	"$ht" info "$work/patterns" | grep "memory      $records accesses recorded in 5 launches" >/dev/null || fail "info does not count the accesses"
 	;;
+hashcat)
+	command -v hashcat >/dev/null || { echo "hashcat missing: skipped"; exit 77; }
+	# hashcat's first run compiles its kernels (clCompileProgram, then
+	# clLinkProgram of each alone), qualifiers and parameters spelled through
+	# macros (KERNEL_FQ, KERN_ATTR_*), 24 parameters: a cache of its own
+	# here, so that it builds from source; a mask attack on the MD5 of "4711"
+	echo -n 4711 | md5sum | cut -d' ' -f1 >"$work/h.txt"
+	XDG_CACHE_HOME=$work/cache record hc --memory-access --mode block -- \
+		hashcat -m 0 -a 3 "$work/h.txt" '?d?d?d?d' --potfile-disable --quiet -D 1,2 --force
+	grep -qx "$(cat "$work/h.txt"):4711" "$work/hc.out" || fail "hashcat did not find it: $(cat "$work/hc.out")"
+	if grep "runs untraced" "$work/hc.err"; then fail "a kernel ran untraced"; fi
+	report_json hc
+	check hc "
+for key, what in [(('m00000_sxx', 0), 'the candidates (pws)'), (('m00000_sxx', 15), 'the digest (digests_buf)')]:
+    eq(key in m and m[key]['reads'] > 0, True, 'MD5 kernel reads ' + what)
+eq(m[('gpu_bzero', 0)]['writes'] > 0, True, 'gpu_bzero writes')
+eq(('l_markov', 0) in m, True, 'the markov kernel')
+eq(sum(x['out_of_bounds'] for x in r['memory_access']), 0, 'out of bounds')
+eq(t['dropped'], 0, 'dropped')
+"
+	;;
 glob)
 	REC="--memory-access=s* --mode block" same glob "$prog" patterns $N
 	report_json glob
@@ -141,17 +163,17 @@ eq(row['buffer_bytes'], 4 * N, 'buffer size')
 		fail "the text report does not show the out-of-bounds read"
 	;;
 tiny_block | tiny_discard)
-	# ~270k records through a 256 KiB channel (2 bins of ~2700 records): ~100 drains
+	# ~270k records through a 512 KiB channel (4 bins of ~2000 records): ~130 drains
 	n=8192 trip=64
 	mode=block
 	[ $case_ = tiny_discard ] && mode=discard
 	"$prog" loop $n $trip >"$work/plain.out"
 	if [ $mode = discard ]; then
 		# a consumer that naps 2 ms after each drain cannot keep up: drops must happen
-		HETRACE_MEMTRACE_NAP=2000 record tiny --memory-access --memory-access-buffer 256K \
+		HETRACE_MEMTRACE_NAP=2000 record tiny --memory-access --memory-access-buffer 512K \
 			--mode discard -- "$prog" loop $n $trip
 	else
-		record tiny --memory-access --memory-access-buffer 256K --mode block -- "$prog" loop $n $trip
+		record tiny --memory-access --memory-access-buffer 512K --mode block -- "$prog" loop $n $trip
 	fi
 	diff -u "$work/plain.out" "$work/tiny.out" || fail "the program saw something different"
 	loads=$(sed -n 's/^loop .*(\([0-9]*\) loads in the loop)$/\1/p' "$work/tiny.out")
@@ -233,7 +255,7 @@ queries)
 	REC="--memory-access" same queries "$prog" queries
 	[ "$(grep -c "runs untraced" "$work/queries.err")" = 2 ] || fail "expected two warnings: $(cat "$work/queries.err")"
 	grep -q "kernel 'viamacro' runs untraced.*the call of 'put'" "$work/queries.err" || fail "the warning: $(cat "$work/queries.err")"
-	grep -q "kernel 'unit' runs untraced.*not built from OpenCL C source by clBuildProgram" "$work/queries.err" ||
+	grep -q "kernel 'unit' runs untraced.*not made from OpenCL C source by clBuildProgram" "$work/queries.err" ||
 		fail "the binary's warning: $(cat "$work/queries.err")"
 	grep -qx "unit from the binary wrote 0.0 ... 126.0" "$work/queries.out" || fail "the binary's kernel: $(cat "$work/queries.out")"
 	report_json queries

@@ -485,6 +485,45 @@ static void test_conditional_params(void)
 	}
 }
 
+/*
+ * Qualifiers spelled through macros (hashcat's KERNEL_FQ and DECLSPEC): the
+ * kernel is one, the "inline static" helper is not, and the result builds.
+ */
+static void test_macro_kernel(void)
+{
+	static const char src[] = "#define KERNEL_FQ __kernel\n"
+				  "#define DECLSPEC inline static\n"
+				  "#define KERN_ATTR(t) __global t *out, __global const t *in\n"
+				  "DECLSPEC void put(__global int *p, int v)\n"
+				  "{\n"
+				  "\tp[get_global_id(0)] = v;\n"
+				  "}\n"
+				  "KERNEL_FQ void k(KERN_ATTR(int))\n"
+				  "{\n"
+				  "\tput(out, in[get_global_id(0)]);\n"
+				  "}\n";
+	struct ht_mt_cl_params p = {.nbins = 1, .cap = 256, .block = 1, .sample = 1, .stage = 256};
+	struct ht_mt_rewrite rw;
+
+	CHECK_EQ(ht_mt_rewrite_run(tool, src, sizeof src - 1, "", &p, &rw), 0);
+	if (!rw.source) {
+		fprintf(stderr, "macro kernel: %s\n", rw.error);
+		return;
+	}
+	CHECK_EQ(rw.nkernels, 1);
+	if (rw.nkernels == 1) {
+		CHECK_STR(rw.kernels[0].name, "k");
+		CHECK_EQ(rw.kernels[0].nparams, 2);
+		CHECK_EQ(rw.kernels[0].buffers, 3);
+	}
+	CHECK_EQ(rw.nsites, 2);
+	CHECK(strstr(rw.source, "KERNEL_FQ void k(KERN_ATTR(int), __global volatile uint "
+				"*ht_mt_chan, uint ht_mt_launch)") != NULL);
+	CHECK(strstr(rw.source, "DECLSPEC void put(__global int *p, int v, __local struct "
+				"ht_mt_wg *ht_mt)") != NULL);
+	ht_mt_rewrite_release(&rw);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -494,6 +533,7 @@ int main(int argc, char **argv)
 	tool = argv[1];
 	test_unparseable();
 	test_conditional_params();
+	test_macro_kernel();
 	test_block();
 	if (no_device) {
 		printf("no OpenCL device: skipped\n");
