@@ -42,6 +42,7 @@ struct inst {
 
 struct warp {
 	uint32_t row;
+	uint32_t next; /* the same lanes and site into another row (NONE: none) */
 	uint8_t size;
 	uint32_t count[HT_MEM_LANES];
 	struct inst *inst;
@@ -344,22 +345,32 @@ static int on_access(struct pass *p, const struct ht_tl_record *x)
 			row->heat[(uint64_t)off * HT_MEM_HEAT / bytes]
 				 [x->mem.kind == HT_MT_KIND_STORE]++;
 	}
-	/* the access's lane in its 32-lane access */
+	/*
+	 * The access's lane in its 32-lane access. A site whose pointer reaches
+	 * several buffers (a helper's, chosen per work-item) makes one 32-lane
+	 * access per buffer, chained from the first: each row counts the
+	 * sectors of its own lanes only.
+	 */
 	v = ht_map_u64(&l->warps,
 		       (uint64_t)x->mem.group << 32 | (uint64_t)(x->mem.site & 0xfffff) << 12 |
 			   (x->mem.item / HT_MEM_LANES & 0xfff),
 		       l->nw, &created);
 	if (!v)
 		return -ENOMEM;
-	if (created) {
+	wi = created ? NONE : (uint32_t)*v;
+	while (wi != NONE && l->w[wi].row != ri && l->w[wi].next != NONE)
+		wi = l->w[wi].next;
+	if (wi == NONE || l->w[wi].row != ri) {
 		if (ht_grow((void **)&l->w, &l->capw, sizeof *l->w, l->nw + 1))
 			return -ENOMEM;
 		memset(&l->w[l->nw], 0, sizeof l->w[0]);
 		l->w[l->nw].row = ri;
+		l->w[l->nw].next = NONE;
 		l->w[l->nw].size = x->mem.size;
-		l->nw++;
+		if (wi != NONE)
+			l->w[wi].next = (uint32_t)l->nw;
+		wi = (uint32_t)l->nw++;
 	}
-	wi = (uint32_t)*v;
 	w = &l->w[wi];
 	lane = x->mem.item % HT_MEM_LANES;
 	if (w->count[lane] >= w->n) {

@@ -11,6 +11,8 @@
  *   mt_prog linked N     patterns, from a program made as hashcat makes its own:
  *                        clCompileProgram, then clLinkProgram of it alone
  *   mt_prog loop N T     the loop kernel only, trip counts up to T (many records)
+ *   mt_prog pick N       one site in a helper reads buffer a for even work-items,
+ *                        b for odd ones
  *   mt_prog queries      what an application may ask about its program and
  *                        kernels (source, binaries, kernel names and info,
  *                        argument errors, reference counts) and a kernel whose
@@ -67,6 +69,15 @@ static const char source[] =
     "{\n"
     "\tint i = get_global_id(0);\n"
     "\tout[i] = in[i + 1];\n"
+    "}\n"
+    "float get(__global const float *p, int i)\n"
+    "{\n"
+    "\treturn p[i];\n"
+    "}\n"
+    "__kernel void pick(__global const float *a, __global const float *b, __global float *out)\n"
+    "{\n"
+    "\tint i = get_global_id(0);\n"
+    "\tout[i] = get(i & 1 ? b : a, i);\n"
     "}\n";
 
 /*
@@ -293,6 +304,24 @@ static void oob(size_t n)
 	free(in);
 }
 
+static void pick(size_t n)
+{
+	float *in = malloc(n * sizeof *in);
+	cl_mem ba, bb, bout;
+
+	for (size_t i = 0; i < n; i++)
+		in[i] = (float)(i % 100);
+	ba = buffer(n * sizeof *in, in);
+	bb = buffer(n * sizeof *in, in);
+	bout = buffer(n * sizeof(float), NULL);
+	run("pick", n, 3, (cl_mem[]){ba, bb, bout});
+	printf("pick %.1f\n", checksum(bout, n));
+	clReleaseMemObject(ba);
+	clReleaseMemObject(bb);
+	clReleaseMemObject(bout);
+	free(in);
+}
+
 static void print_info_str(const char *what, cl_program p, cl_program_info name)
 {
 	size_t n = 0;
@@ -395,10 +424,13 @@ int main(int argc, char **argv)
 		patterns(n, 1, argc > 3 ? atoi(argv[3]) : 6);
 	else if (!strcmp(what, "oob"))
 		oob(n);
+	else if (!strcmp(what, "pick"))
+		pick(n);
 	else if (!strcmp(what, "queries"))
 		queries();
 	else {
-		fprintf(stderr, "usage: mt_prog patterns|linked|loop|oob|queries [N [TRIP]]\n");
+		fprintf(stderr,
+			"usage: mt_prog patterns|linked|loop|oob|pick|queries [N [TRIP]]\n");
 		return 2;
 	}
 	clReleaseProgram(prog);

@@ -145,6 +145,22 @@ eq(sorted(set(k for k, a in m)), ['scatter', 'stride2'], 'kernels matching s*')
 eq(m[('stride2', 0)]['reads'], $N, 'stride2 reads')
 "
 	;;
+pick)
+	# a helper's pointer reaches buffer a from even work-items, b from odd ones:
+	# each buffer's 32-lane accesses hold its 16 lanes, 8 bytes apart (4 sectors,
+	# 2 when packed), not the other buffer's
+	REC="--memory-access --mode block" same pick "$prog" pick $N
+	report_json pick
+	check pick "
+for a in (0, 1):
+    eq(m[('pick', a)]['reads'], $N // 2, 'argument %d reads' % a)
+    eq(m[('pick', a)]['accesses_32'], $N // 32, 'argument %d: 32-lane accesses' % a)
+    eq(m[('pick', a)]['sectors_per_access'], 4.0, 'argument %d: sectors per 32-lane access' % a)
+    eq(m[('pick', a)]['ideal_sectors_per_access'], 2.0, 'argument %d: ideal' % a)
+eq(m[('pick', 2)]['writes'], $N, 'argument 2 writes')
+eq(sum(x['out_of_bounds'] for x in r['memory_access']), 0, 'out of bounds')
+"
+	;;
 oob)
 	REC="--memory-access --mode block" same oob "$prog" oob $N
 	report_json oob
