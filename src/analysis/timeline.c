@@ -76,7 +76,7 @@ struct ht_tl_stream {
 	uint64_t events;
 	uint64_t first_ts, last_ts; /* of its first and last event taken */
 	uint64_t by_class[32];
-	/* in a mem_accesses event: the next access is step `step` of run `run`; more: one is */
+	/* in a mem_accesses event: the next access is step `step` of run `run` (more: any left) */
 	uint32_t run, step;
 	int more;
 };

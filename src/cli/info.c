@@ -145,6 +145,19 @@ static void print_process(const struct ht_trace_process *p, const struct ht_proc
 		       s->torn_streams);
 }
 
+/* info's ways out before anything is printed: what it holds, released. Return: status. */
+static int give_up(struct ht_trace *t, struct ht_proc_summary *sums, struct ht_life *lives,
+		   int32_t *pids, int status)
+{
+	for (unsigned int i = 0; sums && i < t->nprocs; i++)
+		ht_summary_release(&sums[i]);
+	free(sums);
+	free(lives);
+	free(pids);
+	ht_trace_close(t);
+	return status;
+}
+
 int ht_cmd_info(int argc, char **argv)
 {
 	struct ht_trace *t;
@@ -174,26 +187,14 @@ int ht_cmd_info(int argc, char **argv)
 	sums = calloc(t->nprocs ? t->nprocs : 1, sizeof *sums);
 	lives = calloc(t->nprocs ? t->nprocs : 1, sizeof *lives);
 	pids = calloc(t->nprocs ? t->nprocs : 1, sizeof *pids);
-	if (!sums || !lives || !pids) {
-		free(sums);
-		free(lives);
-		free(pids);
-		ht_trace_close(t);
-		return ht_error("out of memory");
-	}
+	if (!sums || !lives || !pids)
+		return give_up(t, sums, lives, pids, ht_error("out of memory"));
 	if (!ht_trace_index_get(t, "exit", buf, sizeof buf))
 		session = !strcmp(buf, "session stopped") || !strcmp(buf, "daemon died");
 	rc = ht_summary_compute(t, sums, &err);
 	lrc = rc ? -1 : ht_lifetimes_compute(t, lives, &err);
-	if (rc && !err.file[0]) { /* nothing read (the environment): nothing to show */
-		for (unsigned int i = 0; i < t->nprocs; i++)
-			ht_summary_release(&sums[i]);
-		free(sums);
-		free(lives);
-		free(pids);
-		ht_trace_close(t);
-		return ht_read_error_print(argv[1], &err);
-	}
+	if (rc && !err.file[0]) /* nothing read (the environment): nothing to show */
+		return give_up(t, sums, lives, pids, ht_read_error_print(argv[1], &err));
 	printf("trace       %s\n", T(argv[1]));
 	if (!ht_trace_index_get(t, "command", buf, sizeof buf))
 		printf("command     %s\n", T(buf));

@@ -9,8 +9,7 @@
  *      not fit, close the bin (CAS res -> res|CLOSED) and try the next; else
  *      CAS res -> res + n. After a pass over every bin with no room: discard
  *      mode adds the records' accesses to the launch's dropped count and
- *      returns; block mode
- *      waits (nothing held) and passes again.
+ *      returns; block mode waits (nothing held) and passes again.
  *   2. write the n records at [res, res + n) of the bin (a record is a run
  *      of accesses, layout.h);
  *   3. acknowledge: ack += n (release).
@@ -131,6 +130,12 @@ void ht_mt_chan_release(struct ht_mt_chan *c)
 	memset(c, 0, sizeof *c); /* the memory is the caller's */
 }
 
+/* The accesses record r stands for (a count of 0 means one). */
+static uint32_t accesses(const struct ht_mt_rec *r)
+{
+	return r->count ? r->count : 1;
+}
+
 void ht_mt_rec_encode(uint32_t *w, const struct ht_mt_rec *r)
 {
 	w[0] = (uint32_t)r->addr;
@@ -139,7 +144,7 @@ void ht_mt_rec_encode(uint32_t *w, const struct ht_mt_rec *r)
 	w[3] = r->group;
 	w[4] = r->site;
 	w[5] = (uint32_t)r->item | (uint32_t)r->size << 16 | (uint32_t)r->kind << 24;
-	w[6] = r->count ? r->count : 1;
+	w[6] = accesses(r);
 	w[7] = (uint32_t)r->stride;
 }
 
@@ -206,11 +211,11 @@ uint32_t ht_mt_chan_put(struct ht_mt_chan *c, unsigned int home, uint32_t slot,
 
 	while ((r = ht_mt_chan_reserve(c, home, n, &rv)) == -EAGAIN) {
 		if (!c->block) {
-			uint32_t accesses = 0;
+			uint32_t dropped = 0;
 
 			for (uint32_t i = 0; i < n; i++)
-				accesses += recs[i].count ? recs[i].count : 1;
-			ht_mt_chan_drop(c, slot, accesses);
+				dropped += accesses(&recs[i]);
+			ht_mt_chan_drop(c, slot, dropped);
 			return 0;
 		}
 		sched_yield(); /* nothing held: wait for the consumer */

@@ -21,9 +21,10 @@
  * flight and polls the channel every 20-200 us (backing off) while one is.
  *
  * Per launch, in its stream: mem_launch and one mem_arg per buffer argument
- * before the launch's first access, then its accesses in mem_accesses events, then
- * mem_launch_end with the counts (records, and records dropped in discard
- * mode) once the launch is done and its last bins are taken.
+ * before the launch's first access, then its accesses in mem_accesses
+ * events, then mem_launch_end with the counts (accesses recorded, and
+ * accesses dropped in discard mode) once the launch is done and its last
+ * bins are taken.
  */
 #include <errno.h>
 #include <pthread.h>
