@@ -14,7 +14,7 @@ pkgs=(
 	libotf2-trace-dev otf2-tools
 	openmpi-bin libopenmpi-dev util-linux python3-mpi4py python3-numpy
 	protobuf-compiler
-	libclang-14-dev
+	libclang-14-dev clang-14
 	libdw-dev libelf-dev
 	libcapstone-dev
 	chromium

@@ -277,6 +277,87 @@ static void build_log(cl_program twin, char *out, size_t cap)
 		*nl = '\0';
 }
 
+/*
+ * The predefinitions the device compiler makes for dev, in the rewriter's
+ * form (rewrite.h): __OPENCL_VERSION__ from its version, its image support,
+ * and its extensions and OpenCL C features as -cl-ext=-all,+NAME,...
+ */
+static void device_defs(cl_device_id dev, char *out, size_t cap)
+{
+	char version[128] = "", ext[4096] = "", *save = NULL;
+	cl_name_version feat[64];
+	size_t nfeat = 0, n;
+	cl_bool images = CL_TRUE;
+	unsigned int major = 1, minor = 2;
+	int fp64 = 0;
+
+	HT_CL_REAL(clGetDeviceInfo)(dev, CL_DEVICE_VERSION, sizeof version - 1, version, NULL);
+	sscanf(version, "OpenCL %u.%u", &major, &minor);
+	HT_CL_REAL(clGetDeviceInfo)(dev, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, NULL);
+	n = (size_t)snprintf(out, cap, "-D__OPENCL_VERSION__=%u %s -cl-ext=-all",
+			     major * 100 + minor * 10, images ? "" : "-U__IMAGE_SUPPORT__");
+	if (HT_CL_REAL(clGetDeviceInfo)(dev, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL))
+		ext[0] = '\0';
+	for (char *e = strtok_r(ext, " ", &save); e && n < cap; e = strtok_r(NULL, " ", &save)) {
+		n += (size_t)snprintf(out + n, cap - n, ",+%s", e);
+		fp64 |= !strcmp(e, "cl_khr_fp64");
+	}
+	if (!HT_CL_REAL(clGetDeviceInfo)(dev, CL_DEVICE_OPENCL_C_FEATURES, sizeof feat, feat,
+					 &nfeat))
+		for (size_t i = 0; i < nfeat / sizeof feat[0] && n < cap; i++)
+			n += (size_t)snprintf(out + n, cap - n, ",+%.*s", (int)sizeof feat[i].name,
+					      feat[i].name);
+	/* clang wants the two to agree; an OpenCL 1.2 device lists no features */
+	if (fp64 && n < cap)
+		snprintf(out + n, cap - n, ",+__opencl_c_fp64");
+}
+
+/*
+ * r's twin program from the rewriter's source, built as the application
+ * built r (G.lock held). Return: CL_SUCCESS, or an error (*log says why).
+ */
+static cl_int build_source(struct program *r, cl_uint ndev, const cl_device_id *devs, char *log,
+			   size_t cap)
+{
+	cl_uint before = context_refs(r->ctx);
+	const char *src = r->rw.source;
+	cl_int err;
+
+	log[0] = '\0';
+	r->twin = HT_CL_REAL(clCreateProgramWithSource)(r->ctx, 1, &src, &r->rw.len, &err);
+	track(r->ctx, before);
+	if (!r->twin)
+		return err != CL_SUCCESS ? err : CL_OUT_OF_HOST_MEMORY;
+	if (r->link) { /* as the application made it: compiled, then linked alone */
+		err = HT_CL_REAL(clCompileProgram)(r->twin, ndev, devs, r->options, 0, NULL, NULL,
+						   NULL, NULL);
+		if (err == CL_SUCCESS) {
+			cl_program linked;
+
+			before = context_refs(r->ctx);
+			linked = HT_CL_REAL(clLinkProgram)(r->ctx, ndev, devs, r->link, 1, &r->twin,
+							   NULL, NULL, &err);
+			if (linked) { /* a failed link's program holds the log */
+				HT_CL_REAL(clReleaseProgram)(r->twin);
+				r->twin = linked;
+			} else if (err == CL_SUCCESS) {
+				err = CL_LINK_PROGRAM_FAILURE;
+			}
+			track(r->ctx, before);
+		}
+	} else {
+		err = HT_CL_REAL(clBuildProgram)(r->twin, ndev, devs, r->options, NULL, NULL);
+	}
+	if (err != CL_SUCCESS) {
+		build_log(r->twin, log, cap);
+		before = context_refs(r->ctx);
+		HT_CL_REAL(clReleaseProgram)(r->twin);
+		track(r->ctx, before);
+		r->twin = NULL;
+	}
+	return err;
+}
+
 /* Builds r's twin (G.lock held). Return: 0, or -1 (warned). */
 static int build_twin(struct program *r, const char *kernel, unsigned int *lanes)
 {
@@ -286,10 +367,9 @@ static int build_twin(struct program *r, const char *kernel, unsigned int *lanes
 	size_t ndev = 0;
 	cl_uint cu = 1;
 	struct ht_mt_chan *ch;
-	cl_uint before;
 	cl_int err;
-	char why[640];
-	const char *src;
+	char why[640], defs[8192], log[400];
+	struct ht_mt_front fe = {.options = r->options, .device = defs, .expand = 1};
 
 	if (HT_CL_REAL(clGetProgramInfo)(r->app, CL_PROGRAM_DEVICES, sizeof devs, devs, &ndev) ||
 	    !ndev) {
@@ -311,52 +391,26 @@ static int build_twin(struct program *r, const char *kernel, unsigned int *lanes
 		warn_program(r, kernel, "HETRACE_MEMTRACE_TOOL (the rewriter) is not set");
 		return -1;
 	}
-	if (ht_mt_rewrite_run(G.cfg->tool, r->source, r->len, r->options, &prm, &r->rw)) {
-		snprintf(why, sizeof why,
-			 "the OpenCL C front end cannot instrument its program: %s", r->rw.error);
-		warn_program(r, kernel, why);
-		return -1;
-	}
-	before = context_refs(r->ctx);
-	src = r->rw.source;
-	r->twin = HT_CL_REAL(clCreateProgramWithSource)(r->ctx, 1, &src, &r->rw.len, &err);
-	track(r->ctx, before);
-	if (!r->twin) {
-		warn_program(r, kernel, "its instrumented program cannot be created");
-		return -1;
-	}
-	if (r->link) { /* as the application made it: compiled, then linked alone */
-		err = HT_CL_REAL(clCompileProgram)(r->twin, (cl_uint)ndev, devs, r->options, 0,
-						   NULL, NULL, NULL, NULL);
-		if (err == CL_SUCCESS) {
-			cl_program linked;
-
-			before = context_refs(r->ctx);
-			linked = HT_CL_REAL(clLinkProgram)(r->ctx, (cl_uint)ndev, devs, r->link, 1,
-							   &r->twin, NULL, NULL, &err);
-			if (linked) { /* a failed link's program holds the log */
-				HT_CL_REAL(clReleaseProgram)(r->twin);
-				r->twin = linked;
-			} else if (err == CL_SUCCESS) {
-				err = CL_LINK_PROGRAM_FAILURE;
-			}
-			track(r->ctx, before);
+	device_defs(devs[0], defs, sizeof defs);
+	for (;;) {
+		if (ht_mt_rewrite_run(G.cfg->tool, r->source, r->len, &fe, &prm, &r->rw)) {
+			snprintf(why, sizeof why,
+				 "the OpenCL C front end cannot instrument its program: %s",
+				 r->rw.error);
+			warn_program(r, kernel, why);
+			return -1;
 		}
-	} else {
-		err = HT_CL_REAL(clBuildProgram)(r->twin, (cl_uint)ndev, devs, r->options, NULL,
-						 NULL);
-	}
-	if (err != CL_SUCCESS) {
-		char log[400];
-
-		build_log(r->twin, log, sizeof log);
+		err = build_source(r, (cl_uint)ndev, devs, log, sizeof log);
+		if (err == CL_SUCCESS)
+			break;
+		if (r->rw.expanded) { /* the program as written, its macros' accesses left out */
+			ht_mt_rewrite_release(&r->rw);
+			fe.expand = 0;
+			continue;
+		}
 		snprintf(why, sizeof why, "its instrumented program does not build (%d): %s", err,
 			 log);
 		warn_program(r, kernel, why);
-		before = context_refs(r->ctx);
-		HT_CL_REAL(clReleaseProgram)(r->twin);
-		track(r->ctx, before);
-		r->twin = NULL;
 		return -1;
 	}
 	if (r->rw.skipped)

@@ -13,8 +13,9 @@
  * site and a store site); the pointer argument of the atomic_* and atom_*
  * built-ins (atomic); the pointer of vloadn/vstoren (n elements). Not: an
  * address taken (&a[i]), an operand of sizeof, __constant and __local
- * memory, an access spelled inside a macro's definition or arguments
- * (counted in `skipped`: its text is not the application's at that place).
+ * memory, an access spelled inside a macro's definition (counted in
+ * `skipped`: its text is not the application's at that place; the program
+ * is then rewritten again with its macros expanded, rewrite_cpp.c).
  *
  *   a[i] = b[i] + 1;
  * becomes
@@ -82,6 +83,9 @@ struct rw {
 	size_t nfns, capfns;
 	struct ht_map wrapped; /* text ranges wrapped already (a macro argument used twice) */
 	struct ht_mt_rewrite *out;
+	const char *name; /* the program's file name (#line directives of expanded text name it) */
+	int expanded;	  /* src is the program with its macros expanded */
+	int in_macro;	  /* something was left alone, or failed, for being spelled in a macro */
 	/* the function being walked */
 	int in_kernel;
 	const char *fn_name;
@@ -137,6 +141,28 @@ static int extent(struct rw *w, CXCursor c, unsigned int *start, unsigned int *e
 	*start = sa;
 	*end = sb;
 	return 0;
+}
+
+/*
+ * Whether declaration c is the program's own, not a header's: in its file
+ * and, in expanded text, on lines whose #line names the program.
+ */
+static int in_program(const struct rw *w, CXCursor c)
+{
+	CXSourceLocation l = clang_getCursorLocation(c);
+	CXFile file;
+	CXString name;
+	int own;
+
+	clang_getExpansionLocation(l, &file, NULL, NULL, NULL);
+	if (!file || !clang_File_isEqual(file, w->file))
+		return 0;
+	if (!w->expanded)
+		return 1;
+	clang_getPresumedLocation(l, &name, NULL, NULL);
+	own = !strcmp(clang_getCString(name), w->name);
+	clang_disposeString(name);
+	return own;
 }
 
 /* Return: the index of the first token at or after offset off. */
@@ -423,8 +449,9 @@ static int new_site(struct rw *w, CXCursor at, CXType t, unsigned int kind, int 
 		w->err = -ENOMEM;
 		return -1;
 	}
-	clang_getExpansionLocation(clang_getRangeStart(clang_getCursorExtent(at)), NULL, &line,
-				   &col, NULL);
+	/* the application's line: expanded text says it in #line directives */
+	clang_getPresumedLocation(clang_getRangeStart(clang_getCursorExtent(at)), NULL, &line,
+				  &col);
 	s = &o->sites[o->nsites];
 	memset(s, 0, sizeof *s);
 	s->id = (uint32_t)o->nsites;
@@ -630,6 +657,7 @@ static void program_call(struct rw *w, CXCursor c)
 		CXString n = clang_getCursorSpelling(c);
 
 		/* the callee gains a parameter: a call we cannot extend would not build */
+		w->in_macro = 1;
 		snprintf(w->out->error, sizeof w->out->error,
 			 "cannot instrument the call of '%s' in '%s': it is spelled inside a macro",
 			 clang_getCString(n), w->fn_name ? w->fn_name : "?");
@@ -648,14 +676,8 @@ static const struct fn *find_fn(const struct rw *w, CXCursor f)
 
 	if (clang_getCursorKind(f) != CXCursor_FunctionDecl)
 		return NULL;
-	{
-		CXSourceLocation l = clang_getCursorLocation(f);
-		CXFile file;
-
-		clang_getExpansionLocation(l, &file, NULL, NULL, NULL);
-		if (!file || !clang_File_isEqual(file, w->file))
-			return NULL;
-	}
+	if (!in_program(w, f))
+		return NULL;
 	name = clang_getCursorSpelling(f);
 	for (size_t i = 0; i < w->nfns; i++)
 		if (!strcmp(w->fns[i].name, clang_getCString(name)))
@@ -935,14 +957,10 @@ out:
 static enum CXChildVisitResult collect_fns(CXCursor c, CXCursor parent, CXClientData d)
 {
 	struct rw *w = d;
-	CXFile file;
 	CXString name;
 
 	(void)parent;
-	if (clang_getCursorKind(c) != CXCursor_FunctionDecl)
-		return CXChildVisit_Continue;
-	clang_getExpansionLocation(clang_getCursorLocation(c), &file, NULL, NULL, NULL);
-	if (!file || !clang_File_isEqual(file, w->file))
+	if (clang_getCursorKind(c) != CXCursor_FunctionDecl || !in_program(w, c))
 		return CXChildVisit_Continue;
 	name = clang_getCursorSpelling(c);
 	for (size_t i = 0; i < w->nfns; i++)
@@ -972,7 +990,7 @@ static enum CXChildVisitResult each_fn(CXCursor c, CXCursor parent, CXClientData
 
 /* ---- driver ---- */
 
-/* Splits the application's build options into front-end arguments (-D, -U, -I, -cl-std). */
+/* Splits build options into front-end arguments (-D, -U, -I, -cl-std; a device's -cl-ext). */
 static int build_args(const char *options, char **argv, int max, char **store)
 {
 	char *copy = strdup(options ? options : ""), *p, *save = NULL;
@@ -991,6 +1009,9 @@ static int build_args(const char *options, char **argv, int max, char **store)
 					argv[n++] = p;
 			}
 		} else if (!strncmp(p, "-cl-std=", 8)) {
+			argv[n++] = p;
+		} else if (!strncmp(p, "-cl-ext=", 8)) { /* the device's extensions and features */
+			argv[n++] = "-Xclang";
 			argv[n++] = p;
 		}
 	}
@@ -1078,41 +1099,23 @@ static int tokenize(struct rw *w)
 	return 0;
 }
 
-int ht_mt_rewrite_source(const char *src, size_t len, const char *options,
-			 const struct ht_mt_cl_params *p, struct ht_mt_rewrite *out)
+/* Instruments w->src, parsed with argv. Return: 0, or -1 with w->out->error set. */
+static int pass(struct rw *w, const char **argv, int argc, const struct ht_mt_cl_params *p)
 {
-	static const char name[] = "program.cl";
-	const char *argv[80] = {"-x",		"cl",
-				"-target",	"spir64",
-				"-isystem",	HT_CLANG_INCLUDE,
-				"-Xclang",	"-finclude-default-header",
-				"-cl-std=CL1.2"};
-	int argc = 9, n;
-	char *store = NULL;
-	struct rw w = {.src = src, .len = len, .out = out};
-	struct CXUnsavedFile uf = {.Filename = name, .Contents = src, .Length = (unsigned long)len};
-	CXIndex idx = NULL;
+	struct CXUnsavedFile uf = {
+	    .Filename = w->name, .Contents = w->src, .Length = (unsigned long)w->len};
+	CXIndex idx = clang_createIndex(0, 0);
+	struct ht_mt_rewrite *out = w->out;
 	int rc = -1;
 
-	memset(out, 0, sizeof *out);
-	n = build_args(options, (char **)argv + argc, 80 - argc, &store);
-	if (n < 0) {
-		snprintf(out->error, sizeof out->error, "out of memory");
-		return -1;
-	}
-	for (int i = argc; i < argc + n; i++) /* the application's -cl-std wins */
-		if (!strncmp(argv[i], "-cl-std=", 8))
-			argv[8] = "-w";
-	argc += n;
-	idx = clang_createIndex(0, 0);
-	if (clang_parseTranslationUnit2(idx, name, argv, argc, &uf, 1, CXTranslationUnit_KeepGoing,
-					&w.tu) != CXError_Success ||
-	    !w.tu) {
+	if (clang_parseTranslationUnit2(idx, w->name, argv, argc, &uf, 1,
+					CXTranslationUnit_KeepGoing, &w->tu) != CXError_Success ||
+	    !w->tu) {
 		snprintf(out->error, sizeof out->error, "the front end could not parse it");
 		goto out;
 	}
-	for (unsigned int i = 0; i < clang_getNumDiagnostics(w.tu); i++) {
-		CXDiagnostic d = clang_getDiagnostic(w.tu, i);
+	for (unsigned int i = 0; i < clang_getNumDiagnostics(w->tu); i++) {
+		CXDiagnostic d = clang_getDiagnostic(w->tu, i);
 
 		if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
 			CXString s = clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation |
@@ -1125,34 +1128,33 @@ int ht_mt_rewrite_source(const char *src, size_t len, const char *options,
 		}
 		clang_disposeDiagnostic(d);
 	}
-	w.file = clang_getFile(w.tu, name);
-	if (!w.file || tokenize(&w)) {
+	w->file = clang_getFile(w->tu, w->name);
+	if (!w->file || tokenize(w)) {
 		snprintf(out->error, sizeof out->error, "the front end could not read it");
 		goto out;
 	}
-	clang_visitChildren(clang_getTranslationUnitCursor(w.tu), collect_fns, &w);
-	if (!w.err)
-		clang_visitChildren(clang_getTranslationUnitCursor(w.tu), each_fn, &w);
-	if (!w.err)
-		w.err = emit(&w, p);
-	if (w.err) {
+	clang_visitChildren(clang_getTranslationUnitCursor(w->tu), collect_fns, w);
+	if (!w->err)
+		clang_visitChildren(clang_getTranslationUnitCursor(w->tu), each_fn, w);
+	if (!w->err)
+		w->err = emit(w, p);
+	if (w->err) {
 		if (!out->error[0])
-			snprintf(out->error, sizeof out->error, "%s", strerror(-w.err));
+			snprintf(out->error, sizeof out->error, "%s", strerror(-w->err));
 		goto out;
 	}
+	out->expanded = w->expanded;
 	rc = 0;
 out:
-	for (size_t i = 0; i < w.nins; i++)
-		free(w.ins[i].text);
-	free(w.ins);
-	free(w.toks);
-	free(w.fns);
-	ht_map_release(&w.wrapped);
-	free(store);
-	if (w.tu)
-		clang_disposeTranslationUnit(w.tu);
-	if (idx)
-		clang_disposeIndex(idx);
+	for (size_t i = 0; i < w->nins; i++)
+		free(w->ins[i].text);
+	free(w->ins);
+	free(w->toks);
+	free(w->fns);
+	ht_map_release(&w->wrapped);
+	if (w->tu)
+		clang_disposeTranslationUnit(w->tu);
+	clang_disposeIndex(idx);
 	if (rc) {
 		char keep[sizeof out->error];
 
@@ -1160,5 +1162,74 @@ out:
 		ht_mt_rewrite_release(out);
 		memcpy(out->error, keep, sizeof keep);
 	}
+	return rc;
+}
+
+/*
+ * The program again, with the macros that hid accesses (or a call) expanded
+ * (rewrite.h). Its result replaces *out only when it instruments it.
+ */
+static void expand(const struct rw *first, const char **argv, int argc, const char *device,
+		   const struct ht_mt_cl_params *p, struct ht_mt_rewrite *out)
+{
+	const char *args[96];
+	char *store = NULL, *text = NULL;
+	size_t len = 0;
+	int n = 0, d;
+	struct ht_mt_rewrite second;
+	struct rw w = {.name = first->name, .expanded = 1, .out = &second};
+
+	for (int i = 0; i < argc && n < 80; i++)
+		args[n++] = argv[i];
+	d = build_args(device, (char **)args + n, 96 - n, &store);
+	if (d < 0 ||
+	    ht_mt_expand_macros(first->src, first->len, args, n + d, first->name, &text, &len)) {
+		free(store);
+		return;
+	}
+	w.src = text;
+	w.len = len;
+	memset(&second, 0, sizeof second);
+	if (!pass(&w, argv, argc, p)) { /* pass() released it when it failed */
+		if (!out->source || second.skipped < out->skipped) {
+			ht_mt_rewrite_release(out);
+			*out = second;
+		} else {
+			ht_mt_rewrite_release(&second);
+		}
+	}
+	free(text);
+	free(store);
+}
+
+int ht_mt_rewrite_source(const char *src, size_t len, const struct ht_mt_front *fe,
+			 const struct ht_mt_cl_params *p, struct ht_mt_rewrite *out)
+{
+	const char *argv[80] = {"-x",		"cl",
+				"-target",	"spir64",
+				"-isystem",	HT_CLANG_INCLUDE,
+				"-Xclang",	"-finclude-default-header",
+				"-cl-std=CL1.2"};
+	int argc = 9, n, rc;
+	char *store = NULL;
+	struct rw w = {.src = src, .len = len, .out = out, .name = "program.cl"};
+
+	memset(out, 0, sizeof *out);
+	n = build_args(fe->options, (char **)argv + argc, 80 - argc, &store);
+	if (n < 0) {
+		snprintf(out->error, sizeof out->error, "out of memory");
+		return -1;
+	}
+	for (int i = argc; i < argc + n; i++) /* the application's -cl-std wins */
+		if (!strncmp(argv[i], "-cl-std=", 8))
+			argv[8] = "-w";
+	argc += n;
+	rc = pass(&w, argv, argc, p);
+	if (fe->expand && (w.in_macro || (!rc && out->skipped))) {
+		expand(&w, argv, argc, fe->device, p, out);
+		if (out->expanded)
+			rc = 0;
+	}
+	free(store);
 	return rc;
 }

@@ -45,19 +45,43 @@ struct ht_mt_rewrite {
 	struct ht_mt_kernel *kernels;
 	size_t nkernels;
 	uint32_t skipped; /* accesses left alone (spelled inside a macro, ...) */
+	int expanded;	  /* the source is the program with its macros expanded */
 	char error[512];  /* why it failed (the front end's first error) */
 };
 
 /* Each instrumented kernel has two parameters more, after the application's. */
 #define HT_MT_HIDDEN_ARGS 2
 
+/* How the runtime builds the program, as far as the front end must know. */
+struct ht_mt_front {
+	const char *options; /* the application's build options: -D, -U, -I, -cl-std honoured */
+	const char *device;  /* the device's own predefinitions: -D, -U, -cl-ext=+EXT,... */
+	int expand;	     /* may expand the application's macros (rewrite_cpp.c) */
+};
+
 /*
- * Instruments src (len bytes) as built with `options` (the application's
- * build options: -D, -I, -cl-std are honoured) for a channel as in p.
+ * Instruments src (len bytes) as built as fe says for a channel as in p.
+ * Accesses and calls spelled inside macros have no text of their own to
+ * wrap: with fe->expand, such a program is instrumented with its macros
+ * expanded by clang's preprocessor (out->expanded), the device's
+ * predefinitions deciding its conditionals as the device compiler would;
+ * otherwise (or when that fails) its accesses in macros are counted in
+ * out->skipped and a call in a macro fails it.
  * Return: 0, or -1 with out->error set (a parse error, an unsupported form).
  */
-int ht_mt_rewrite_source(const char *src, size_t len, const char *options,
+int ht_mt_rewrite_source(const char *src, size_t len, const struct ht_mt_front *fe,
 			 const struct ht_mt_cl_params *p, struct ht_mt_rewrite *out);
+
+/*
+ * clang -E of src with the front end's arguments (args, n), run as the
+ * rewriter parses: the text the rewriter instruments when macros hide
+ * accesses. What the system headers (clang's OpenCL C headers) declare is
+ * taken out again, as the device compiler adds its own; line markers become
+ * #line directives naming `name` for the program's own lines. Return: 0
+ * with *out (malloc'd, NUL-terminated), -ENOENT (no clang), or -errno.
+ */
+int ht_mt_expand_macros(const char *src, size_t len, const char *const *args, int n,
+			const char *name, char **out, size_t *outlen);
 void ht_mt_rewrite_release(struct ht_mt_rewrite *r);
 
 /* The helper's wire form of a result (text lines, then the source's bytes). */
@@ -66,7 +90,14 @@ int ht_mt_rewrite_write(FILE *f, const struct ht_mt_rewrite *r, int ok);
 int ht_mt_rewrite_read(const char *buf, size_t len, struct ht_mt_rewrite *r);
 
 /* The helper's input: one header line, then the options and the source. */
-int ht_mt_rewrite_request_write(FILE *f, const struct ht_mt_cl_params *p, const char *options,
-				const char *src, size_t len);
+int ht_mt_rewrite_request_write(FILE *f, const struct ht_mt_cl_params *p,
+				const struct ht_mt_front *fe, const char *src, size_t len);
+/*
+ * Parses a request. Return: 0 with *p, *fe (its strings in *strings, to
+ * free) and the source at *src (in buf), -EINVAL (malformed) or -ENOMEM.
+ */
+int ht_mt_rewrite_request_read(const char *buf, size_t len, struct ht_mt_cl_params *p,
+			       struct ht_mt_front *fe, char **strings, const char **src,
+			       size_t *srclen);
 
 #endif

@@ -2,11 +2,13 @@
  * The rewriter helper's wire format (rewrite.h), both ways, without
  * libclang: libhetrace-opencl.so writes requests and reads results with it.
  *
- *   request:  "hetrace-cl-rewrite 1 NBINS CAP BLOCK SAMPLE STAGE OPTLEN SRCLEN\n"
- *             OPTLEN bytes of build options, SRCLEN bytes of source
- *   result:   "hetrace-cl-rewrite 1 ok|fail\n"
+ *   request:  "hetrace-cl-rewrite 2 NBINS CAP BLOCK SAMPLE STAGE EXPAND OPTLEN DEVLEN SRCLEN\n"
+ *             OPTLEN bytes of build options, DEVLEN bytes of the device's
+ *             predefinitions, SRCLEN bytes of source
+ *   result:   "hetrace-cl-rewrite 2 ok|fail\n"
  *             "error TEXT\n"                        (fail)
  *             "skipped N\n"
+ *             "expanded 0|1\n"
  *             "kernel NPARAMS BUFFERS NAME\n"...   (BUFFERS in hex)
  *             "site ID ARG KIND SIZE LINE COL FN\n"...
  *             "source LEN\n" LEN bytes
@@ -19,19 +21,50 @@
 #include "common/grow.h"
 #include "memtrace/rewrite.h"
 
-#define MAGIC "hetrace-cl-rewrite 1"
+#define MAGIC "hetrace-cl-rewrite 2"
 
-int ht_mt_rewrite_request_write(FILE *f, const struct ht_mt_cl_params *p, const char *options,
-				const char *src, size_t len)
+int ht_mt_rewrite_request_write(FILE *f, const struct ht_mt_cl_params *p,
+				const struct ht_mt_front *fe, const char *src, size_t len)
 {
-	size_t olen = options ? strlen(options) : 0;
+	size_t olen = fe->options ? strlen(fe->options) : 0,
+	       dlen = fe->device ? strlen(fe->device) : 0;
 
-	fprintf(f, MAGIC " %u %u %d %u %u %zu %zu\n", p->nbins, p->cap, p->block, p->sample,
-		p->stage, olen, len);
-	if (olen)
-		fwrite(options, 1, olen, f);
+	fprintf(f, MAGIC " %u %u %d %u %u %d %zu %zu %zu\n", p->nbins, p->cap, p->block, p->sample,
+		p->stage, fe->expand, olen, dlen, len);
+	fwrite(fe->options ? fe->options : "", 1, olen, f);
+	fwrite(fe->device ? fe->device : "", 1, dlen, f);
 	fwrite(src, 1, len, f);
 	return ferror(f) ? -EIO : 0;
+}
+
+int ht_mt_rewrite_request_read(const char *buf, size_t len, struct ht_mt_cl_params *p,
+			       struct ht_mt_front *fe, char **strings, const char **src,
+			       size_t *srclen)
+{
+	const char *nl = memchr(buf, '\n', len);
+	size_t olen, dlen, slen, head;
+	char *o;
+
+	*strings = NULL;
+	if (!nl || sscanf(buf, MAGIC " %u %u %d %u %u %d %zu %zu %zu", &p->nbins, &p->cap,
+			  &p->block, &p->sample, &p->stage, &fe->expand, &olen, &dlen, &slen) != 9)
+		return -EINVAL;
+	head = (size_t)(nl + 1 - buf);
+	if (olen > len || dlen > len || slen > len || head + olen + dlen + slen != len)
+		return -EINVAL;
+	o = malloc(olen + dlen + 2);
+	if (!o)
+		return -ENOMEM;
+	memcpy(o, nl + 1, olen);
+	o[olen] = '\0';
+	memcpy(o + olen + 1, nl + 1 + olen, dlen);
+	o[olen + 1 + dlen] = '\0';
+	fe->options = o;
+	fe->device = o + olen + 1;
+	*strings = o;
+	*src = nl + 1 + olen + dlen;
+	*srclen = slen;
+	return 0;
 }
 
 int ht_mt_rewrite_write(FILE *f, const struct ht_mt_rewrite *r, int ok)
@@ -44,7 +77,7 @@ int ht_mt_rewrite_write(FILE *f, const struct ht_mt_rewrite *r, int ok)
 		fputc('\n', f);
 		return ferror(f) ? -EIO : 0;
 	}
-	fprintf(f, "skipped %u\n", r->skipped);
+	fprintf(f, "skipped %u\nexpanded %d\n", r->skipped, r->expanded);
 	for (size_t i = 0; i < r->nkernels; i++)
 		fprintf(f, "kernel %u %" PRIx64 " %s\n", r->kernels[i].nparams,
 			r->kernels[i].buffers, r->kernels[i].name);
@@ -99,6 +132,8 @@ int ht_mt_rewrite_read(const char *buf, size_t len, struct ht_mt_rewrite *r)
 	while (!next_line(buf, len, &pos, line, sizeof line)) {
 		if (!strncmp(line, "skipped ", 8)) {
 			r->skipped = (uint32_t)strtoul(line + 8, NULL, 10);
+		} else if (!strncmp(line, "expanded ", 9)) {
+			r->expanded = line[9] == '1';
 		} else if (!strncmp(line, "kernel ", 7)) {
 			struct ht_mt_kernel *k;
 			int n = 0;

@@ -37,7 +37,7 @@
 #include "memtrace/spawn.h"
 
 struct child_arg {
-	const char *tool;
+	char *const *argv; /* argv[0]: the program's absolute path */
 	int in, out, null;
 	sigset_t mask;
 	pid_t helper; /* set by the intermediate */
@@ -47,7 +47,6 @@ struct child_arg {
 static int child_main(void *p)
 {
 	struct child_arg *a = p;
-	char *const argv[] = {(char *)a->tool, NULL};
 	char *const envp[] = {NULL};
 	struct sigaction dfl;
 	pid_t pid;
@@ -63,7 +62,7 @@ static int child_main(void *p)
 			_exit(127);
 		syscall(SYS_close_range, 3, ~0u, 0);
 		sigprocmask(SIG_SETMASK, &a->mask, NULL);
-		execve(a->tool, argv, envp);
+		execve(a->argv[0], a->argv, envp);
 		_exit(127);
 	}
 	a->helper = pid;
@@ -78,11 +77,11 @@ static uint64_t now_ms(void)
 	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
-int ht_mt_spawn(const char *tool, const void *in, size_t inlen, char **out, size_t *outlen,
+int ht_mt_spawn(char *const argv[], const void *in, size_t inlen, char **out, size_t *outlen,
 		int timeout_ms)
 {
 	int saved = errno, to[2] = {-1, -1}, from[2] = {-1, -1}, rc = 0, status;
-	struct child_arg a = {.tool = tool, .null = -1};
+	struct child_arg a = {.argv = argv, .null = -1};
 	size_t stack_size = 64 * 1024, cap = 0, n = 0, done = 0;
 	char *stack = NULL, *buf = NULL;
 	sigset_t all;
@@ -116,7 +115,7 @@ int ht_mt_spawn(const char *tool, const void *in, size_t inlen, char **out, size
 	close(to[0]);
 	close(from[1]);
 	to[0] = from[1] = -1;
-	/* the helper reads all of its input before it writes */
+	/* the helper (and clang -E) reads all of its input before it writes */
 	while (done < inlen) {
 		ssize_t w = write(to[1], (const char *)in + done, inlen - done);
 
@@ -191,7 +190,7 @@ out:
 	return rc;
 }
 
-int ht_mt_rewrite_run(const char *tool, const char *src, size_t len, const char *options,
+int ht_mt_rewrite_run(const char *tool, const char *src, size_t len, const struct ht_mt_front *fe,
 		      const struct ht_mt_cl_params *p, struct ht_mt_rewrite *rw)
 {
 	char *req = NULL, *res = NULL;
@@ -202,11 +201,14 @@ int ht_mt_rewrite_run(const char *tool, const char *src, size_t len, const char 
 	memset(rw, 0, sizeof *rw);
 	if (!f)
 		return -ENOMEM;
-	rc = ht_mt_rewrite_request_write(f, p, options, src, len);
+	rc = ht_mt_rewrite_request_write(f, p, fe, src, len);
 	if (fclose(f) && !rc)
 		rc = -ENOMEM;
-	if (!rc)
-		rc = ht_mt_spawn(tool, req, reqlen, &res, &reslen, HT_MT_REWRITE_TIMEOUT_MS);
+	if (!rc) {
+		char *const argv[] = {(char *)tool, NULL};
+
+		rc = ht_mt_spawn(argv, req, reqlen, &res, &reslen, HT_MT_REWRITE_TIMEOUT_MS);
+	}
 	free(req);
 	if (rc) {
 		snprintf(rw->error, sizeof rw->error, "cannot run '%s': %s", tool,

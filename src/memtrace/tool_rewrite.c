@@ -5,8 +5,10 @@
  * reads the result from stdout.
  *
  *   hetrace-cl-rewrite                    request on stdin, result on stdout
- *   hetrace-cl-rewrite FILE [OPTIONS]     prints FILE instrumented, and its
- *                                         sites on stderr (for people)
+ *   hetrace-cl-rewrite FILE [OPTIONS [DEVICE]]
+ *                                         prints FILE instrumented (its macros
+ *                                         expanded where they hide accesses),
+ *                                         and its sites on stderr (for people)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -44,8 +46,9 @@ static char *read_all(FILE *f, size_t *len)
 	return NULL;
 }
 
-static int by_hand(const char *path, const char *options)
+static int by_hand(const char *path, const char *options, const char *device)
 {
+	const struct ht_mt_front fe = {.options = options, .device = device, .expand = 1};
 	struct ht_mt_cl_params p = {.nbins = 2, .cap = 4096, .block = 1, .sample = 1, .stage = 256};
 	struct ht_mt_rewrite r;
 	FILE *f = fopen(path, "r");
@@ -59,7 +62,7 @@ static int by_hand(const char *path, const char *options)
 			strerror(errno));
 		return 1;
 	}
-	if (ht_mt_rewrite_source(src, len, options, &p, &r)) {
+	if (ht_mt_rewrite_source(src, len, &fe, &p, &r)) {
 		fprintf(stderr, "hetrace-cl-rewrite: cannot instrument '%s': %s\n", path, r.error);
 		free(src);
 		return 1;
@@ -72,6 +75,8 @@ static int by_hand(const char *path, const char *options)
 			: r.sites[i].kind == 1 ? "store"
 					       : "atomic",
 			r.sites[i].size, r.sites[i].arg);
+	if (r.expanded)
+		fprintf(stderr, "macros expanded: they hide accesses\n");
 	if (r.skipped)
 		fprintf(stderr, "%u accesses not instrumented (spelled inside macros)\n",
 			r.skipped);
@@ -83,32 +88,31 @@ static int by_hand(const char *path, const char *options)
 int main(int argc, char **argv)
 {
 	struct ht_mt_cl_params p;
+	struct ht_mt_front fe;
 	struct ht_mt_rewrite r;
-	size_t len, olen, slen;
-	char *in, *nl, *options;
-	int ok;
+	size_t len, slen;
+	const char *src;
+	char *in, *strings = NULL;
+	int ok, rc;
 
 	if (argc > 1)
-		return by_hand(argv[1], argc > 2 ? argv[2] : "");
+		return by_hand(argv[1], argc > 2 ? argv[2] : "", argc > 3 ? argv[3] : "");
 	in = read_all(stdin, &len);
 	if (!in)
 		return 2;
-	nl = memchr(in, '\n', len);
-	if (!nl ||
-	    sscanf(in, "hetrace-cl-rewrite 1 %u %u %d %u %u %zu %zu", &p.nbins, &p.cap, &p.block,
-		   &p.sample, &p.stage, &olen, &slen) != 7 ||
-	    olen > len || slen > len || (size_t)(nl + 1 - in) + olen + slen != len) {
+	rc = ht_mt_rewrite_request_read(in, len, &p, &fe, &strings, &src, &slen);
+	if (rc == -EINVAL) {
 		fprintf(stderr, "hetrace-cl-rewrite: malformed request\n");
+		free(in);
 		return 2;
 	}
-	options = strndup(nl + 1, olen);
-	ok = options && !ht_mt_rewrite_source(nl + 1 + olen, slen, options, &p, &r);
-	if (!options)
+	ok = !rc && !ht_mt_rewrite_source(src, slen, &fe, &p, &r);
+	if (rc)
 		snprintf(r.error, sizeof r.error, "out of memory");
 	ht_mt_rewrite_write(stdout, &r, ok);
 	if (ok)
 		ht_mt_rewrite_release(&r);
-	free(options);
+	free(strings);
 	free(in);
 	return fflush(stdout) ? 2 : 0;
 }

@@ -81,19 +81,20 @@ static const char source[] =
     "}\n";
 
 /*
- * Macros: parameters spelled through one (instrumented all the same), and a
- * helper called through one, which the rewriter cannot extend: this program
- * runs untraced, with one warning.
+ * Macros: parameters spelled through one, a load in one's body and a helper
+ * called through one: the rewriter reaches the load and extends the call
+ * in the program with its macros expanded.
  */
-static const char macro_source[] = "#define PARAMS __global int *a\n"
-				   "#define CALL(p) put(p)\n"
-				   "void put(__global int *p)\n"
+static const char macro_source[] = "#define PARAMS __global int *a, __global const int *b\n"
+				   "#define LOAD(p, i) ((p)[(i)] + 1)\n"
+				   "#define CALL(p, v) put(p, v)\n"
+				   "void put(__global int *p, int v)\n"
 				   "{\n"
-				   "\tp[get_global_id(0)] = 7;\n"
+				   "\tp[get_global_id(0)] = v;\n"
 				   "}\n"
 				   "__kernel void viamacro(PARAMS)\n"
 				   "{\n"
-				   "\tCALL(a);\n"
+				   "\tCALL(a, LOAD(b, get_global_id(0)));\n"
 				   "}\n";
 
 static cl_context ctx;
@@ -352,7 +353,7 @@ static void queries(void)
 	unsigned long long h = 1469598103934665603ull;
 	char name[64];
 	float f = 1;
-	cl_mem m;
+	cl_mem m, mb;
 	cl_program mp;
 	int out[LOCAL];
 
@@ -396,18 +397,23 @@ static void queries(void)
 	clReleaseMemObject(m);
 	printf("context references now: %u\n", refs(ctx));
 
-	/* the program the rewriter cannot instrument runs, untraced, as it is */
+	/* the program whose accesses and calls macros hide */
+	for (int i = 0; i < LOCAL; i++)
+		out[i] = 6 + i % 3;
 	mp = build(macro_source, "");
 	k = clCreateKernel(mp, "viamacro", &err);
 	m = buffer(sizeof out, NULL);
+	mb = buffer(sizeof out, out);
 	clSetKernelArg(k, 0, sizeof m, &m);
+	clSetKernelArg(k, 1, sizeof mb, &mb);
 	n = LOCAL;
 	clEnqueueNDRangeKernel(q, k, 1, NULL, &n, NULL, 0, NULL, NULL);
 	clEnqueueReadBuffer(q, m, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
-	printf("viamacro wrote %d ... %d\n", out[0], out[LOCAL - 1]);
+	printf("viamacro wrote %d %d %d ... %d\n", out[0], out[1], out[2], out[LOCAL - 1]);
 	clReleaseKernel(k);
 	clReleaseProgram(mp);
 	clReleaseMemObject(m);
+	clReleaseMemObject(mb);
 	from_binary();
 	printf("context references at end: %u\n", refs(ctx));
 }

@@ -178,6 +178,15 @@ static cl_mem buffer(struct env *e, size_t bytes, const void *init)
 
 static const char *tool; /* hetrace-cl-rewrite: libclang beside PoCL's LLVM crashes PoCL */
 
+/* The front end told of the build options only (clang's own predefinitions), macros expanded. */
+static const struct ht_mt_front *front(const char *options)
+{
+	static struct ht_mt_front fe;
+
+	fe = (struct ht_mt_front){.options = options, .device = "", .expand = 1};
+	return &fe;
+}
+
 static int setup(struct env *e, int block)
 {
 	struct ht_mt_cl_params p = {
@@ -194,7 +203,7 @@ static int setup(struct env *e, int block)
 		return 77;
 	e->ctx = clCreateContext(NULL, 1, &e->dev, NULL, NULL, &err);
 	e->q = clCreateCommandQueueWithProperties(e->ctx, e->dev, NULL, &err);
-	CHECK_EQ(ht_mt_rewrite_run(tool, program, sizeof program - 1, "", &p, &rw), 0);
+	CHECK_EQ(ht_mt_rewrite_run(tool, program, sizeof program - 1, front(""), &p, &rw), 0);
 	if (!rw.source)
 		return 1;
 	/* the site table */
@@ -409,14 +418,15 @@ static void test_unparseable(void)
 	struct ht_mt_cl_params p = {.nbins = 1, .cap = 256, .block = 1, .sample = 1, .stage = 256};
 	struct ht_mt_rewrite rw;
 
-	CHECK_EQ(ht_mt_rewrite_run(tool, bad, sizeof bad - 1, "", &p, &rw), -1);
+	CHECK_EQ(ht_mt_rewrite_run(tool, bad, sizeof bad - 1, front(""), &p, &rw), -1);
 	CHECK(strstr(rw.error, "undeclared") != NULL);
 	CHECK(rw.source == NULL);
 	/* the application's -D reaches the front end */
 	{
 		static const char def[] = "__kernel void k(__global T *a) { a[0] = 1; }\n";
 
-		CHECK_EQ(ht_mt_rewrite_run(tool, def, sizeof def - 1, "-D T=int", &p, &rw), 0);
+		CHECK_EQ(ht_mt_rewrite_run(tool, def, sizeof def - 1, front("-D T=int"), &p, &rw),
+			 0);
 		CHECK_EQ(rw.nsites, 1);
 		ht_mt_rewrite_release(&rw);
 	}
@@ -459,7 +469,8 @@ static void test_conditional_params(void)
 	for (int o = 0; o < 2; o++) {
 		struct ht_mt_rewrite rw;
 
-		CHECK_EQ(ht_mt_rewrite_run(tool, src, sizeof src - 1, options[o], &p, &rw), 0);
+		CHECK_EQ(ht_mt_rewrite_run(tool, src, sizeof src - 1, front(options[o]), &p, &rw),
+			 0);
 		if (!rw.source) {
 			fprintf(stderr, "conditional parameters (%s): %s\n", options[o], rw.error);
 			continue;
@@ -505,7 +516,7 @@ static void test_macro_kernel(void)
 	struct ht_mt_cl_params p = {.nbins = 1, .cap = 256, .block = 1, .sample = 1, .stage = 256};
 	struct ht_mt_rewrite rw;
 
-	CHECK_EQ(ht_mt_rewrite_run(tool, src, sizeof src - 1, "", &p, &rw), 0);
+	CHECK_EQ(ht_mt_rewrite_run(tool, src, sizeof src - 1, front(""), &p, &rw), 0);
 	if (!rw.source) {
 		fprintf(stderr, "macro kernel: %s\n", rw.error);
 		return;
@@ -524,6 +535,82 @@ static void test_macro_kernel(void)
 	ht_mt_rewrite_release(&rw);
 }
 
+/*
+ * Accesses and a call that macros hide (hashcat's MD5 steps, clpeak's
+ * FETCH_2): the program is instrumented with its macros expanded, each
+ * site on the application's line; the device's predefinitions decide its
+ * conditionals (no cl_khr_fp16 here: no kernel "h"). Told not to expand, the
+ * accesses are counted, and the call fails the program.
+ */
+static void test_macro_accesses(void)
+{
+	static const char src[] = "#define LOAD(p, i) ((p)[(i)] + 1)\n"
+				  "#define STEP(d, s) d[get_global_id(0)] += LOAD(s, 0)\n"
+				  "int get(__global const int *p) { return p[1]; }\n"
+				  "#define GET(p) get(p)\n"
+				  "#ifdef cl_khr_fp16\n"
+				  "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
+				  "__kernel void h(__global half *x) { x[0] = 0; }\n"
+				  "#endif\n"
+				  "__kernel void k(__global int *out, __global const int *in)\n"
+				  "{\n"
+				  "\tSTEP(out, in);\n"
+				  "\tout[1] = GET(in);\n"
+				  "}\n";
+	static const char nocall[] = "#define LOAD(p, i) ((p)[(i)] + 1)\n"
+				     "__kernel void k(__global int *out, __global const int *in)\n"
+				     "{\n"
+				     "\tout[0] = LOAD(in, 0) + LOAD(in, 1);\n"
+				     "}\n";
+	struct ht_mt_cl_params p = {.nbins = 1, .cap = 256, .block = 1, .sample = 1, .stage = 256};
+	struct ht_mt_front fe = {.options = "", .device = "-cl-ext=-all,+cl_khr_fp64", .expand = 1};
+	struct ht_mt_rewrite rw;
+	unsigned int seen = 0;
+
+	CHECK_EQ(ht_mt_rewrite_run(tool, src, sizeof src - 1, &fe, &p, &rw), 0);
+	if (!rw.source) {
+		fprintf(stderr, "macro accesses: %s\n", rw.error);
+		return;
+	}
+	CHECK_EQ(rw.expanded, 1);
+	CHECK_EQ(rw.skipped, 0);
+	CHECK_EQ(rw.nkernels, 1);
+	CHECK_STR(rw.kernels[0].name, "k");
+	CHECK(strstr(rw.source, "cl_khr_fp16") == NULL);
+	for (size_t i = 0; i < rw.nsites; i++) {
+		const struct ht_mt_site *t = &rw.sites[i];
+		unsigned int what = !strcmp(t->fn, "get") ? t->line == 3 && t->kind == HT_MEM_LOAD
+				    : t->line == 11 && t->arg == 0 ? t->kind == HT_MEM_LOAD ? 2 : 4
+				    : t->line == 11 && t->arg == 1 ? 8 * (t->kind == HT_MEM_LOAD)
+				    : t->line == 12 && t->arg == 0 ? 16 * (t->kind == HT_MEM_STORE)
+								   : 0;
+
+		CHECK(what != 0);
+		seen |= what;
+	}
+	/* get's load; STEP's load and store of out; LOAD's load of in; the store of out[1] */
+	CHECK_EQ(seen, 31);
+	CHECK_EQ(rw.nsites, 5);
+	ht_mt_rewrite_release(&rw);
+
+	fe.expand = 0;
+	CHECK_EQ(ht_mt_rewrite_run(tool, src, sizeof src - 1, &fe, &p, &rw), -1);
+	CHECK(strstr(rw.error, "the call of 'get' in 'k'") != NULL);
+	CHECK_EQ(ht_mt_rewrite_run(tool, nocall, sizeof nocall - 1, &fe, &p, &rw), 0);
+	CHECK_EQ(rw.expanded, 0);
+	CHECK_EQ(rw.skipped, 2);
+	CHECK_EQ(rw.nsites, 1);
+	ht_mt_rewrite_release(&rw);
+	fe.expand = 1;
+	CHECK_EQ(ht_mt_rewrite_run(tool, nocall, sizeof nocall - 1, &fe, &p, &rw), 0);
+	CHECK_EQ(rw.expanded, 1);
+	CHECK_EQ(rw.skipped, 0);
+	CHECK_EQ(rw.nsites, 3);
+	for (size_t i = 0; i < rw.nsites; i++)
+		CHECK_EQ(rw.sites[i].line, 4);
+	ht_mt_rewrite_release(&rw);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -534,6 +621,7 @@ int main(int argc, char **argv)
 	test_unparseable();
 	test_conditional_params();
 	test_macro_kernel();
+	test_macro_accesses();
 	test_block();
 	if (no_device) {
 		printf("no OpenCL device: skipped\n");

@@ -232,8 +232,10 @@ clpeak)
 hashcat)
 	command -v hashcat >/dev/null || { echo "hashcat missing"; exit 77; }
 	# a mask attack on the MD5 of "4711": hashcat must find it, traced as untraced
+	# (a session of its own: another hashcat running would make it refuse)
 	echo -n 4711 | md5sum | cut -d' ' -f1 >"$work/h.txt"
-	same hc hashcat -m 0 -a 3 "$work/h.txt" '?d?d?d?d' --potfile-disable --quiet -D 1,2 --force
+	same hc hashcat -m 0 -a 3 "$work/h.txt" '?d?d?d?d' --potfile-disable --quiet -D 1,2 --force \
+		--session "hetrace-$$" --restore-disable
 	grep -qx "$(cat "$work/h.txt"):4711" "$work/hc.out"
 	$check "$work/hc" --min-count clEnqueueNDRangeKernel=3 --min-count clBuildProgram=1 \
 		--min-count clEnqueueWriteBuffer=1 --min-count clEnqueueReadBuffer=1

@@ -38,8 +38,11 @@ import json, re, sys
 d = json.loads(re.search(r'id="ht-data">(.*?)</script>', open(sys.argv[1]).read(), re.S).group(1))
 S = d["strings"]
 k = {S[x["kernel"]]: x for x in d["kernel_lines"]}
-if set(k) != {"hot_a", "hot_b"}:
-    sys.exit("kernels: %r" % sorted(k))
+# tiny runs for microseconds: a sample can land in it on a busy machine, but few
+n = {name: sum(l[1] for l in x["lines"]) for name, x in k.items()}
+if not {"hot_a", "hot_b"} <= set(k) <= {"hot_a", "hot_b", "tiny"} or \
+        n.get("tiny", 0) * 10 > min(n["hot_a"], n["hot_b"]):
+    sys.exit("kernels and their samples: %r" % n)
 for name, line in (("hot_a", 4), ("hot_b", 11)):
     x = k[name]
     top = max(x["lines"], key=lambda l: l[1])
