@@ -879,6 +879,7 @@ static int mem_event(struct ht_timeline *tl, unsigned int si, const struct ht_ev
 		r->mem.size = u.mem_site.size;
 		r->mem.line = u.mem_site.line;
 		r->mem.col = u.mem_site.col;
+		r->text = ht_proc_string(pi, u.mem_site.file);
 		break;
 	case HT_EV_MEM_LAUNCH:
 		if (ht_ev_mem_launch_get(&u.mem_launch, q, e->size) < 0)

@@ -83,8 +83,9 @@ enum ht_tl_kind {
 	 * its MEM_END after them. Fields in r->mem; corr links a launch to its
 	 * enqueue and device command.
 	 */
-	HT_TL_MEM_SITE,	  /* name = the function holding it; mem: module, site, arg, kind,
-			     size, line, col */
+	HT_TL_MEM_SITE,	  /* name = the function holding it, text = the file of its line
+			     ("": the program's own); mem: module, site, arg, kind, size,
+			     line, col */
 	HT_TL_MEM_LAUNCH, /* corr, name = the kernel, global, local; mem: module, sample */
 	HT_TL_MEM_ARG,	  /* corr; mem: arg, base, bytes (0: unknown) */
 	HT_TL_MEM_ACCESS, /* corr; mem: addr, group, item, site, size, kind */

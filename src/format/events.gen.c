@@ -984,6 +984,7 @@ static const struct ht_field fields_mem_site[] = {
 	{"size", HT_T_U8, NULL, offsetof(struct ht_ev_mem_site, size), 0, 0, 0},
 	{"line", HT_T_U32, NULL, offsetof(struct ht_ev_mem_site, line), 0, 0, 0},
 	{"col", HT_T_U32, NULL, offsetof(struct ht_ev_mem_site, col), 0, 0, 0},
+	{"file", HT_T_STRID, NULL, offsetof(struct ht_ev_mem_site, file), 0, 0, 0},
 };
 
 static size_t size_mem_site(const void *e)
@@ -1173,7 +1174,7 @@ static const struct ht_event_class classes_device[] = {
 	 "the source line of a sampled instruction (cuptiGetSassToSourceCorrelation)"},
 	{HT_EV_PC_SAMPLE, "pc_sample", fields_pc_sample, 6, sizeof(struct ht_ev_pc_sample), 32, size_pc_sample, put_pc_sample, get_pc_sample,
 	 "PC samples of one kernel launch at one instruction with one stall reason"},
-	{HT_EV_MEM_SITE, "mem_site", fields_mem_site, 8, sizeof(struct ht_ev_mem_site), 26, size_mem_site, put_mem_site, get_mem_site,
+	{HT_EV_MEM_SITE, "mem_site", fields_mem_site, 9, sizeof(struct ht_ev_mem_site), 30, size_mem_site, put_mem_site, get_mem_site,
 	 "an instrumented global-memory access site of a kernel (before any access that names it)"},
 	{HT_EV_MEM_LAUNCH, "mem_launch", fields_mem_launch, 6, sizeof(struct ht_ev_mem_launch), 68, size_mem_launch, put_mem_launch, get_mem_launch,
 	 "a launch of an instrumented kernel (before its accesses)"},

@@ -2089,9 +2089,10 @@ struct ht_ev_mem_site {
 	uint8_t size; /* bytes per access */
 	uint32_t line; /* source line, 0 if unknown */
 	uint32_t col;
+	uint32_t file; /* the file of line when not the program's own source (an #include of it), else "" */
 };
 #define ht_ev_mem_site_id HT_EV_MEM_SITE
-#define HT_EV_MEM_SITE_SIZE 26
+#define HT_EV_MEM_SITE_SIZE 30
 #define HT_OFF_MEM_SITE_MODULE 0
 #define HT_OFF_MEM_SITE_SITE 4
 #define HT_OFF_MEM_SITE_KERNEL 8
@@ -2100,11 +2101,12 @@ struct ht_ev_mem_site {
 #define HT_OFF_MEM_SITE_SIZE 17
 #define HT_OFF_MEM_SITE_LINE 18
 #define HT_OFF_MEM_SITE_COL 22
+#define HT_OFF_MEM_SITE_FILE 26
 
 static inline size_t ht_ev_mem_site_size(const struct ht_ev_mem_site *e)
 {
 	(void)e;
-	return 26;
+	return 30;
 }
 
 /* Writes the payload at p (ht_ev_mem_site_size bytes). Return: its end. */
@@ -2118,6 +2120,7 @@ static inline uint8_t *ht_ev_mem_site_put(uint8_t *p, const struct ht_ev_mem_sit
 	p = ht_fput_u8(p, e->size);
 	p = ht_fput_u32(p, e->line);
 	p = ht_fput_u32(p, e->col);
+	p = ht_fput_u32(p, e->file);
 	return p;
 }
 
@@ -2127,7 +2130,7 @@ static inline uint8_t *ht_ev_mem_site_put(uint8_t *p, const struct ht_ev_mem_sit
  */
 static inline long ht_ev_mem_site_get(struct ht_ev_mem_site *e, const uint8_t *p, size_t n)
 {
-	if (n < 26)
+	if (n < 30)
 		return -1;
 	e->module = ht_le32(p + 0);
 	e->site = ht_le32(p + 4);
@@ -2137,7 +2140,8 @@ static inline long ht_ev_mem_site_get(struct ht_ev_mem_site *e, const uint8_t *p
 	e->size = p[17];
 	e->line = ht_le32(p + 18);
 	e->col = ht_le32(p + 22);
-	return 26;
+	e->file = ht_le32(p + 26);
+	return 30;
 }
 
 /* hetrace:mem_launch (device stream, id 5): a launch of an instrumented kernel (before its accesses) */

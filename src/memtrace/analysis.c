@@ -33,6 +33,7 @@
 struct site {
 	int32_t arg;
 	uint32_t line, col;
+	const char *file; /* the timeline's string ("": the program's own) */
 };
 
 struct inst {
@@ -287,6 +288,8 @@ static void out_of_bounds(struct ht_mem_row *row, const struct launch *l,
 	o->size = x->mem.size;
 	o->line = s ? s->line : 0;
 	o->col = s ? s->col : 0;
+	o->file =
+	    s && s->file && s->file[0] ? strdup(s->file) : NULL; /* NULL: no name, or no memory */
 	o->global = l->local[0] && l->global[1] == 1 && l->global[2] == 1
 			? (uint64_t)x->mem.group * l->local[0] + x->mem.item
 			: UINT64_MAX;
@@ -402,8 +405,8 @@ static int on_record(struct pass *p, const struct ht_tl_record *x)
 				return -ENOMEM;
 			p->nsite++;
 		}
-		p->site[*v] =
-		    (struct site){.arg = x->mem.arg, .line = x->mem.line, .col = x->mem.col};
+		p->site[*v] = (struct site){
+		    .arg = x->mem.arg, .line = x->mem.line, .col = x->mem.col, .file = x->text};
 		return 0;
 	}
 	case HT_TL_MEM_LAUNCH:
@@ -503,6 +506,8 @@ void ht_mem_report_release(struct ht_mem_report *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		free(r->rows[i].kernel);
+		for (unsigned int k = 0; k < r->rows[i].noob; k++)
+			free(r->rows[i].oob[k].file);
 		ht_map_release(&r->rows[i].strides);
 	}
 	free(r->rows);

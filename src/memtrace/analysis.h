@@ -25,6 +25,7 @@ struct ht_mem_oob {
 	int64_t offset; /* from the argument's buffer start */
 	uint8_t kind, size;
 	uint32_t line, col;
+	char *file; /* of line when not the program's own source (an #include'd file), else NULL */
 	uint64_t global; /* the work-item's global id (1-dimensional launches), else UINT64_MAX */
 };
 

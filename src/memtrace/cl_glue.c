@@ -404,6 +404,11 @@ static int build_twin(struct program *r, const char *kernel, unsigned int *lanes
 		if (err == CL_SUCCESS)
 			break;
 		if (r->rw.expanded) { /* the program as written, its macros' accesses left out */
+			fprintf(
+			    stderr,
+			    "hetrace: the program of kernel '%s' does not build with its macros "
+			    "expanded (%d): %s; it is instrumented as written\n",
+			    kernel, err, log);
 			ht_mt_rewrite_release(&r->rw);
 			fe.expand = 0;
 			continue;
@@ -417,7 +422,7 @@ static int build_twin(struct program *r, const char *kernel, unsigned int *lanes
 		fprintf(
 		    stderr,
 		    "hetrace: %u global-memory accesses of the program of kernel '%s' are spelled "
-		    "inside macros and not recorded\n",
+		    "inside macros or #include'd text and not recorded\n",
 		    r->rw.skipped, kernel);
 	sd = calloc(r->rw.nsites ? r->rw.nsites : 1, sizeof *sd);
 	if (sd) {
@@ -430,7 +435,8 @@ static int build_twin(struct program *r, const char *kernel, unsigned int *lanes
 							 .size = s->size,
 							 .line = s->line,
 							 .col = s->col,
-							 .fn = s->fn};
+							 .fn = s->fn,
+							 .file = ht_mt_site_file(&r->rw, s)};
 		}
 		r->module = ht_mt_module_create(sd, r->rw.nsites);
 		free(sd);

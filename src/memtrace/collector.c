@@ -204,6 +204,7 @@ HT_EXPORT uint32_t ht_mt_module_create(const struct ht_mt_site_desc *sites, size
 		    .size = sites[i].size,
 		    .line = sites[i].line,
 		    .col = sites[i].col,
+		    .file = ht_session_intern(sites[i].file ? sites[i].file : ""),
 		};
 
 		ht_lock_take(&s->lock);

@@ -51,6 +51,7 @@ struct ht_mt_site_desc {
 	uint8_t kind, size;
 	uint32_t line, col;
 	const char *fn;
+	const char *file; /* of line, when not the program's own source (NULL: it is) */
 };
 
 /* Return: the settings (read once; on == 0 when memory-access tracing is off). */

@@ -82,6 +82,8 @@ void ht_mem_report_text(FILE *f, const struct ht_mem_report *m)
 				fprintf(f, " (global id %" PRIu64 ")", o->global);
 			if (o->line)
 				fprintf(f, ", source line %u column %u", o->line, o->col);
+			if (o->line && o->file)
+				fprintf(f, " of %s", o->file);
 			fputc('\n', f);
 		}
 	}
@@ -154,6 +156,8 @@ void ht_mem_report_json(FILE *f, const struct ht_mem_report *m)
 				o->item, o->line, o->col);
 			if (o->global != UINT64_MAX)
 				fprintf(f, ",\"global\":%" PRIu64, o->global);
+			fputs(",\"file\":", f);
+			ht_json_str(f, o->file ? o->file : "");
 			fputc('}', f);
 		}
 		fprintf(f, "]}");

@@ -85,7 +85,7 @@ struct rw {
 	struct ht_mt_rewrite *out;
 	const char *name; /* the program's file name (#line directives of expanded text name it) */
 	int expanded;	  /* src is the program with its macros expanded */
-	int in_macro;	  /* something was left alone, or failed, for being spelled in a macro */
+	int in_macro;	  /* a macro or an #include hides an access or call: expand */
 	/* the function being walked */
 	int in_kernel;
 	const char *fn_name;
@@ -144,25 +144,32 @@ static int extent(struct rw *w, CXCursor c, unsigned int *start, unsigned int *e
 }
 
 /*
- * Whether declaration c is the program's own, not a header's: in its file
- * and, in expanded text, on lines whose #line names the program.
+ * Whether declaration c is the program's to instrument: in its text, which
+ * is, once expanded, its #include'd files' too (the system headers taken out).
  */
 static int in_program(const struct rw *w, CXCursor c)
 {
-	CXSourceLocation l = clang_getCursorLocation(c);
 	CXFile file;
-	CXString name;
-	int own;
 
-	clang_getExpansionLocation(l, &file, NULL, NULL, NULL);
-	if (!file || !clang_File_isEqual(file, w->file))
+	clang_getExpansionLocation(clang_getCursorLocation(c), &file, NULL, NULL, NULL);
+	return file && clang_File_isEqual(file, w->file);
+}
+
+/*
+ * Whether the function call c refers to is defined in a file the
+ * application #include'd: its accesses are reached once expanded.
+ */
+static int in_own_header(const struct rw *w, CXCursor f)
+{
+	CXCursor d = clang_getCursorDefinition(f);
+	CXSourceLocation l;
+	CXFile file;
+
+	if (clang_Cursor_isNull(d))
 		return 0;
-	if (!w->expanded)
-		return 1;
-	clang_getPresumedLocation(l, &name, NULL, NULL);
-	own = !strcmp(clang_getCString(name), w->name);
-	clang_disposeString(name);
-	return own;
+	l = clang_getCursorLocation(d);
+	clang_getExpansionLocation(l, &file, NULL, NULL, NULL);
+	return file && !clang_File_isEqual(file, w->file) && !clang_Location_isInSystemHeader(l);
 }
 
 /* Return: the index of the first token at or after offset off. */
@@ -444,14 +451,24 @@ static int new_site(struct rw *w, CXCursor at, CXType t, unsigned int kind, int 
 	struct ht_mt_site *s;
 	unsigned int line = 0, col = 0;
 	long long size = t.kind != CXType_Invalid ? clang_Type_getSizeOf(t) : -1;
+	CXString name;
+	int file;
 
 	if (ht_grow((void **)&o->sites, &w->capsites, sizeof *o->sites, o->nsites + 1)) {
 		w->err = -ENOMEM;
 		return -1;
 	}
-	/* the application's line: expanded text says it in #line directives */
-	clang_getPresumedLocation(clang_getRangeStart(clang_getCursorExtent(at)), NULL, &line,
+	/* the application's file and line: expanded text says them in #line directives */
+	clang_getPresumedLocation(clang_getRangeStart(clang_getCursorExtent(at)), &name, &line,
 				  &col);
+	file = strcmp(clang_getCString(name), w->name)
+		   ? ht_mt_rewrite_file(o, clang_getCString(name))
+		   : 0;
+	clang_disposeString(name);
+	if (file < 0) {
+		w->err = -ENOMEM;
+		return -1;
+	}
 	s = &o->sites[o->nsites];
 	memset(s, 0, sizeof *s);
 	s->id = (uint32_t)o->nsites;
@@ -460,6 +477,7 @@ static int new_site(struct rw *w, CXCursor at, CXType t, unsigned int kind, int 
 	s->size = (uint8_t)(size < 0 ? 0 : size > 255 ? 255 : size);
 	s->line = line;
 	s->col = col;
+	s->file = (uint32_t)file;
 	snprintf(s->fn, sizeof s->fn, "%s", w->fn_name ? w->fn_name : "");
 	o->nsites++;
 	return (int)s->id;
@@ -714,7 +732,9 @@ static void walk(struct rw *w, CXCursor c)
 
 		if (pf && !pf->kernel)
 			program_call(w, c);
-		else if (!pf && !clang_Cursor_isNull(f))
+		else if (!pf && !w->expanded && in_own_header(w, f))
+			w->in_macro = 1; /* so is a helper of an #include'd file */
+		if (!pf && !clang_Cursor_isNull(f))
 			builtin_call(w, c, clang_getCString(n));
 		clang_disposeString(n);
 		break;
@@ -1190,13 +1210,9 @@ static void expand(const struct rw *first, const char **argv, int argc, const ch
 	w.src = text;
 	w.len = len;
 	memset(&second, 0, sizeof second);
-	if (!pass(&w, argv, argc, p)) { /* pass() released it when it failed */
-		if (!out->source || second.skipped < out->skipped) {
-			ht_mt_rewrite_release(out);
-			*out = second;
-		} else {
-			ht_mt_rewrite_release(&second);
-		}
+	if (!pass(&w, argv, argc, p)) { /* it reaches all the first did, and more */
+		ht_mt_rewrite_release(out);
+		*out = second;
 	}
 	free(text);
 	free(store);

@@ -28,6 +28,7 @@ struct ht_mt_site {
 	uint8_t kind; /* HT_MEM_LOAD/STORE/ATOMIC */
 	uint8_t size; /* bytes (255 for 255 and more) */
 	uint32_t line, col;
+	uint32_t file;		 /* index in files: the file of line (0: the program's own) */
 	char fn[HT_MT_NAME_MAX]; /* the function holding it */
 };
 
@@ -44,6 +45,8 @@ struct ht_mt_rewrite {
 	size_t nsites;
 	struct ht_mt_kernel *kernels;
 	size_t nkernels;
+	char **files; /* files[0] "": the program's own source; then its #include'd files */
+	size_t nfiles, capfiles;
 	uint32_t skipped; /* accesses left alone (spelled inside a macro, ...) */
 	int expanded;	  /* the source is the program with its macros expanded */
 	char error[512];  /* why it failed (the front end's first error) */
@@ -61,12 +64,14 @@ struct ht_mt_front {
 
 /*
  * Instruments src (len bytes) as built as fe says for a channel as in p.
- * Accesses and calls spelled inside macros have no text of their own to
- * wrap: with fe->expand, such a program is instrumented with its macros
- * expanded by clang's preprocessor (out->expanded), the device's
+ * Accesses and calls spelled inside macros, or in #include'd text, have no
+ * text of their own to wrap: with fe->expand, such a program (or one that
+ * calls a helper of an #include'd file) is instrumented with its macros and
+ * #includes expanded by clang's preprocessor (out->expanded), the device's
  * predefinitions deciding its conditionals as the device compiler would;
- * otherwise (or when that fails) its accesses in macros are counted in
- * out->skipped and a call in a macro fails it.
+ * otherwise (or when that fails) those accesses are counted in
+ * out->skipped, a helper of an #include'd file is not instrumented, and a
+ * call in a macro fails it.
  * Return: 0, or -1 with out->error set (a parse error, an unsupported form).
  */
 int ht_mt_rewrite_source(const char *src, size_t len, const struct ht_mt_front *fe,
@@ -83,6 +88,10 @@ int ht_mt_rewrite_source(const char *src, size_t len, const struct ht_mt_front *
 int ht_mt_expand_macros(const char *src, size_t len, const char *const *args, int n,
 			const char *name, char **out, size_t *outlen);
 void ht_mt_rewrite_release(struct ht_mt_rewrite *r);
+/* The index of file `name` in r->files, added if new (file 0, "", first). Return: it, or -1. */
+int ht_mt_rewrite_file(struct ht_mt_rewrite *r, const char *name);
+/* The name of site s's file ("" for the program's own). */
+const char *ht_mt_site_file(const struct ht_mt_rewrite *r, const struct ht_mt_site *s);
 
 /* The helper's wire form of a result (text lines, then the source's bytes). */
 int ht_mt_rewrite_write(FILE *f, const struct ht_mt_rewrite *r, int ok);

@@ -1,8 +1,9 @@
 /*
  * Macro expansion for the rewriter (rewrite.h: ht_mt_expand_macros). An
- * access spelled in a macro's body has no text of its own in the program
- * (hashcat's MD5 steps, clpeak's FETCH_2 loads), so the rewriter cannot
- * wrap it where it is written. clang's preprocessor, run with the very
+ * access spelled in a macro's body (clpeak's FETCH_2 loads) or in an
+ * #include'd file (hashcat's COMPARE_M, its inc_*.cl helpers) has no text
+ * of its own in the program's source, so the rewriter cannot wrap it where
+ * it is written. clang's preprocessor, run with the very
  * arguments the rewriter parses with plus the device's predefinitions (its
  * OpenCL version, extensions and features, so that each #if goes the way
  * the device compiler takes it), writes the program with every macro
@@ -13,8 +14,8 @@
  * headers (clang's OpenCL C headers, included by -finclude-default-header)
  * is taken out, as the device compiler includes its own; every other
  * marker becomes `#line LINE "FILE"`, the program's own (<stdin>) named as
- * the rewriter names it, so that its sites keep the application's lines
- * and functions of the application's headers stay told apart.
+ * the rewriter names it, so that each site keeps the application's file
+ * and line: the program's own, or one of its #include'd files.
  *
  * clang's exit status cannot be seen (spawn.h), and a fatal error (an
  * #include not found) ends its output early: the input ends with a pragma

@@ -10,7 +10,8 @@
  *             "skipped N\n"
  *             "expanded 0|1\n"
  *             "kernel NPARAMS BUFFERS NAME\n"...   (BUFFERS in hex)
- *             "site ID ARG KIND SIZE LINE COL FN\n"...
+ *             "file NAME\n"...                      (files 1, 2, ...)
+ *             "site ID ARG KIND SIZE LINE COL FILE FN\n"...
  *             "source LEN\n" LEN bytes
  */
 #include <errno.h>
@@ -81,11 +82,13 @@ int ht_mt_rewrite_write(FILE *f, const struct ht_mt_rewrite *r, int ok)
 	for (size_t i = 0; i < r->nkernels; i++)
 		fprintf(f, "kernel %u %" PRIx64 " %s\n", r->kernels[i].nparams,
 			r->kernels[i].buffers, r->kernels[i].name);
+	for (size_t i = 1; i < r->nfiles; i++)
+		fprintf(f, "file %s\n", r->files[i]);
 	for (size_t i = 0; i < r->nsites; i++) {
 		const struct ht_mt_site *s = &r->sites[i];
 
-		fprintf(f, "site %u %d %u %u %u %u %s\n", s->id, s->arg, s->kind, s->size, s->line,
-			s->col, s->fn[0] ? s->fn : "-");
+		fprintf(f, "site %u %d %u %u %u %u %u %s\n", s->id, s->arg, s->kind, s->size,
+			s->line, s->col, s->file, s->fn[0] ? s->fn : "-");
 	}
 	fprintf(f, "source %zu\n", r->len);
 	fwrite(r->source, 1, r->len, f);
@@ -148,6 +151,9 @@ int ht_mt_rewrite_read(const char *buf, size_t len, struct ht_mt_rewrite *r)
 				goto bad;
 			strcpy(k->name, line + 7 + n);
 			r->nkernels++;
+		} else if (!strncmp(line, "file ", 5)) {
+			if (ht_mt_rewrite_file(r, line + 5) < 0)
+				goto nomem;
 		} else if (!strncmp(line, "site ", 5)) {
 			struct ht_mt_site *s;
 			unsigned int kind, size;
@@ -156,9 +162,10 @@ int ht_mt_rewrite_read(const char *buf, size_t len, struct ht_mt_rewrite *r)
 			if (ht_grow((void **)&r->sites, &caps, sizeof *r->sites, r->nsites + 1))
 				goto nomem;
 			s = &r->sites[r->nsites];
-			if (sscanf(line + 5, "%u %d %u %u %u %u %n", &s->id, &s->arg, &kind, &size,
-				   &s->line, &s->col, &n) < 6 ||
-			    !n || kind > 2 || size > 255 || strlen(line + 5 + n) >= sizeof s->fn)
+			if (sscanf(line + 5, "%u %d %u %u %u %u %u %n", &s->id, &s->arg, &kind,
+				   &size, &s->line, &s->col, &s->file, &n) < 7 ||
+			    !n || kind > 2 || size > 255 || strlen(line + 5 + n) >= sizeof s->fn ||
+			    (s->file && s->file >= r->nfiles))
 				goto bad;
 			s->kind = (uint8_t)kind;
 			s->size = (uint8_t)size;
@@ -188,8 +195,33 @@ nomem:
 	return -ENOMEM;
 }
 
+int ht_mt_rewrite_file(struct ht_mt_rewrite *r, const char *name)
+{
+	for (size_t i = 0; i < r->nfiles; i++)
+		if (!strcmp(r->files[i], name))
+			return (int)i;
+	if (!r->nfiles && name[0] && ht_mt_rewrite_file(r, "") < 0) /* file 0 first */
+		return -1;
+	if (ht_grow((void **)&r->files, &r->capfiles, sizeof *r->files, r->nfiles + 1))
+		return -1;
+	r->files[r->nfiles] = strdup(name);
+	if (!r->files[r->nfiles])
+		return -1;
+	return (int)r->nfiles++;
+}
+
+const char *ht_mt_site_file(const struct ht_mt_rewrite *r, const struct ht_mt_site *s)
+{
+	return s->file < r->nfiles ? r->files[s->file] : "";
+}
+
 void ht_mt_rewrite_release(struct ht_mt_rewrite *r)
 {
+	for (size_t i = 0; i < r->nfiles; i++)
+		free(r->files[i]);
+	free(r->files);
+	r->files = NULL;
+	r->nfiles = r->capfiles = 0;
 	free(r->source);
 	free(r->sites);
 	free(r->kernels);

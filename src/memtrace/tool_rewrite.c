@@ -69,16 +69,19 @@ static int by_hand(const char *path, const char *options, const char *device)
 	}
 	fwrite(r.source, 1, r.len, stdout);
 	for (size_t i = 0; i < r.nsites; i++)
-		fprintf(stderr, "site %u: %s:%u:%u in %s, %s of %u bytes, argument %d\n",
-			r.sites[i].id, path, r.sites[i].line, r.sites[i].col, r.sites[i].fn,
-			r.sites[i].kind == 0   ? "load"
-			: r.sites[i].kind == 1 ? "store"
-					       : "atomic",
-			r.sites[i].size, r.sites[i].arg);
+		fprintf(
+		    stderr, "site %u: %s:%u:%u in %s, %s of %u bytes, argument %d\n", r.sites[i].id,
+		    ht_mt_site_file(&r, &r.sites[i])[0] ? ht_mt_site_file(&r, &r.sites[i]) : path,
+		    r.sites[i].line, r.sites[i].col, r.sites[i].fn,
+		    r.sites[i].kind == 0   ? "load"
+		    : r.sites[i].kind == 1 ? "store"
+					   : "atomic",
+		    r.sites[i].size, r.sites[i].arg);
 	if (r.expanded)
-		fprintf(stderr, "macros expanded: they hide accesses\n");
+		fprintf(stderr, "macros and #include'd files expanded: they hide accesses\n");
 	if (r.skipped)
-		fprintf(stderr, "%u accesses not instrumented (spelled inside macros)\n",
+		fprintf(stderr,
+			"%u accesses not instrumented (spelled inside macros or #include'd text)\n",
 			r.skipped);
 	ht_mt_rewrite_release(&r);
 	free(src);

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define LOCAL 64
 
@@ -305,6 +306,59 @@ static void oob(size_t n)
 	free(in);
 }
 
+/*
+ * An out-of-bounds read in a helper of an #include'd file (mt_get.h, in a
+ * directory of its own named by -I): found on that file's line.
+ */
+static void included(size_t n)
+{
+	static const char src[] =
+	    "#include \"mt_get.h\"\n"
+	    "__kernel void incoob(__global const float *in, __global float *out)\n"
+	    "{\n"
+	    "\tint i = get_global_id(0);\n"
+	    "\tout[i] = get_next(in, i);\n"
+	    "}\n";
+	char dir[] = "/tmp/mt-prog-XXXXXX", path[64], options[80];
+	float *in = calloc(n + 64, sizeof *in);
+	cl_mem bin, bout;
+	FILE *f;
+
+	if (!in || !mkdtemp(dir)) {
+		perror("mt_prog: included");
+		exit(1);
+	}
+	snprintf(path, sizeof path, "%s/mt_get.h", dir);
+	f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	fputs("/* the next element */\n"
+	      "float get_next(__global const float *p, int i)\n"
+	      "{\n"
+	      "\treturn p[i + 1];\n"
+	      "}\n",
+	      f);
+	fclose(f);
+	snprintf(options, sizeof options, "-I %s", dir);
+	clReleaseProgram(prog);
+	prog = build(src, options);
+	for (size_t i = 0; i < n; i++)
+		in[i] = (float)i;
+	/* n floats: in[n] is past the end (the runtime's allocation has room: no crash) */
+	bin = buffer(n * sizeof *in, in);
+	bout = buffer(n * sizeof(float), NULL);
+	run("incoob", n, 2, (cl_mem[]){bin, bout});
+	clEnqueueReadBuffer(q, bout, CL_TRUE, 0, sizeof(float), in, 0, NULL, NULL);
+	printf("incoob ran over %zu work-items: out[0] %.1f\n", n, in[0]);
+	clReleaseMemObject(bin);
+	clReleaseMemObject(bout);
+	free(in);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void pick(size_t n)
 {
 	float *in = malloc(n * sizeof *in);
@@ -432,11 +486,14 @@ int main(int argc, char **argv)
 		oob(n);
 	else if (!strcmp(what, "pick"))
 		pick(n);
+	else if (!strcmp(what, "included"))
+		included(n);
 	else if (!strcmp(what, "queries"))
 		queries();
 	else {
-		fprintf(stderr,
-			"usage: mt_prog patterns|linked|loop|oob|pick|queries [N [TRIP]]\n");
+		fprintf(
+		    stderr,
+		    "usage: mt_prog patterns|linked|loop|oob|included|pick|queries [N [TRIP]]\n");
 		return 2;
 	}
 	clReleaseProgram(prog);

@@ -172,12 +172,28 @@ eq(row['out_of_bounds'], 1, 'out-of-bounds reads of argument 0')
 x = row['out_of_bounds_examples'][0]
 eq((x['kind'], x['size'], x['offset']), ('load', 4, 4 * N), 'the read past the end')
 eq((x['group'], x['item'], x['global']), (N // 64 - 1, 63, N - 1), 'its work-item')
-eq((x['line'], x['col']), (37, 11), 'its source line')
+eq((x['line'], x['col'], x['file']), (37, 11, ''), 'its source line (in the program itself)')
 eq(m[('oob', 1)]['out_of_bounds'], 0, 'argument 1')
 eq(row['buffer_bytes'], 4 * N, 'buffer size')
 "
 	"$ht" report "$work/oob" | grep "load of 4 bytes at offset $((4 * N)) by work-item 63 of group 63 (global id $((N - 1))), source line 37" >/dev/null ||
 		fail "the text report does not show the out-of-bounds read"
+	;;
+included)
+	# the read past the end is in a helper of an #include'd file: that file's line
+	REC="--memory-access --mode block" same included "$prog" included $N
+	report_json included
+	check included "
+N = $N
+row = m[('incoob', 0)]
+eq((row['reads'], row['out_of_bounds']), (N, 1), 'reads of argument 0 through the helper, one past the end')
+x = row['out_of_bounds_examples'][0]
+eq((x['kind'], x['offset'], x['global']), ('load', 4 * N, N - 1), 'the read past the end')
+eq((x['line'], x['file'].startswith('/tmp/mt-prog-'), x['file'].endswith('/mt_get.h')), (4, True, True), 'its file and line: ' + x['file'])
+eq(m[('incoob', 1)]['writes'], N, 'argument 1 writes')
+"
+	"$ht" report "$work/included" | grep -E "load of 4 bytes at offset $((4 * N)) .*, source line 4 column [0-9]+ of /tmp/mt-prog-.*/mt_get.h" >/dev/null ||
+		fail "the text report does not name the file: $("$ht" report "$work/included" | grep -A3 'out of bounds')"
 	;;
 tiny_block | tiny_discard)
 	# ~270k records through a 512 KiB channel (4 bins of ~2000 records): ~130 drains

@@ -611,6 +611,70 @@ static void test_macro_accesses(void)
 	ht_mt_rewrite_release(&rw);
 }
 
+/*
+ * A helper defined in an #include'd file, and an #include inside a kernel's
+ * body: reached once expanded, each site named with its own file and line.
+ */
+static void test_included(void)
+{
+	static const char src[] = "#include \"ht_inc.h\"\n"
+				  "__kernel void k(__global int *out, __global const int *in)\n"
+				  "{\n"
+				  "\tput(out, in[get_global_id(0)]);\n"
+				  "#include \"ht_body.h\"\n"
+				  "}\n";
+	struct ht_mt_cl_params p = {.nbins = 1, .cap = 256, .block = 1, .sample = 1, .stage = 256};
+	char dir[] = "/tmp/ht-rewrite-XXXXXX", path[64], options[64];
+	struct ht_mt_front fe = {.options = options, .device = "", .expand = 1};
+	struct ht_mt_rewrite rw;
+	unsigned int seen = 0;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof path, "%s/ht_inc.h", dir);
+	f = fopen(path, "w");
+	fputs("// a helper\nvoid put(__global int *p, int v)\n{\n\tp[get_global_id(0)] = v;\n}\n",
+	      f);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/ht_body.h", dir);
+	f = fopen(path, "w");
+	fputs("out[1] = in[2];\n", f);
+	fclose(f);
+	snprintf(options, sizeof options, "-I %s", dir);
+	CHECK_EQ(ht_mt_rewrite_run(tool, src, sizeof src - 1, &fe, &p, &rw), 0);
+	if (rw.source) {
+		CHECK_EQ(rw.expanded, 1);
+		CHECK_EQ(rw.skipped, 0);
+		CHECK_EQ(rw.nsites, 4);
+		for (size_t i = 0; i < rw.nsites; i++) {
+			const struct ht_mt_site *t = &rw.sites[i];
+			const char *file = ht_mt_site_file(&rw, t), *base = strrchr(file, '/');
+
+			base = base ? base + 1 : file;
+			if (!strcmp(t->fn, "put"))
+				seen |= (t->line == 4 && !strcmp(base, "ht_inc.h")) << 0;
+			else if (t->line == 4 && !file[0] && t->arg == 1)
+				seen |= 1 << 1;
+			else if (t->line == 1 && !strcmp(base, "ht_body.h"))
+				seen |= 1 << (t->arg == 0 ? 2 : 3);
+		}
+		CHECK_EQ(seen, 15);
+		ht_mt_rewrite_release(&rw);
+	} else {
+		fprintf(stderr, "included: %s\n", rw.error);
+	}
+	fe.expand = 0; /* the helper is not instrumented, the body's accesses are counted */
+	CHECK_EQ(ht_mt_rewrite_run(tool, src, sizeof src - 1, &fe, &p, &rw), 0);
+	CHECK_EQ(rw.nsites, 1);
+	CHECK_EQ(rw.skipped, 2);
+	ht_mt_rewrite_release(&rw);
+	snprintf(path, sizeof path, "%s/ht_inc.h", dir);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/ht_body.h", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -622,6 +686,7 @@ int main(int argc, char **argv)
 	test_conditional_params();
 	test_macro_kernel();
 	test_macro_accesses();
+	test_included();
 	test_block();
 	if (no_device) {
 		printf("no OpenCL device: skipped\n");
