@@ -195,6 +195,20 @@ eq(m[('incoob', 1)]['writes'], N, 'argument 1 writes')
 	"$ht" report "$work/included" | grep -E "load of 4 bytes at offset $((4 * N)) .*, source line 4 column [0-9]+ of /tmp/mt-prog-.*/mt_get.h" >/dev/null ||
 		fail "the text report does not name the file: $("$ht" report "$work/included" | grep -A3 'out of bounds')"
 	;;
+fallback)
+	# the expanded program does not build on PoCL (it defines no __SPIR__, clang's
+	# spir64 preprocessor does): instrumented as written, the load in PICK left out
+	REC="--memory-access --mode block" same fallback "$prog" fallback $N
+	grep -qx "fallback ran over $N work-items: out\[0\] 1.0, out\[$((N - 1))\] $N.0" "$work/fallback.out" ||
+		fail "results: $(cat "$work/fallback.out")"
+	grep -q "kernel 'fallback' does not build with its macros expanded.*it is instrumented as written" "$work/fallback.err" ||
+		fail "the fallback's warning: $(cat "$work/fallback.err")"
+	grep -q "1 global-memory accesses of the program of kernel 'fallback' are spelled inside macros" "$work/fallback.err" ||
+		fail "the left-out load's warning: $(cat "$work/fallback.err")"
+	report_json fallback
+	check fallback "eq((m[('fallback', 0)]['writes'], m[('fallback', 0)]['reads']), ($N, 0), 'the store, recorded')
+eq(('fallback', 1) in m, False, 'the load in PICK, left out')"
+	;;
 tiny_block | tiny_discard)
 	# ~270k records through a 512 KiB channel (4 bins of ~2000 records): ~130 drains
 	n=8192 trip=64
