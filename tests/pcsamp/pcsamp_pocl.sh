@@ -69,14 +69,20 @@ if [ -n "$chromium" ]; then
 		fail "line 4 (hot_a's) has no bar in hot_b: $(grep -o '<div><span>4</span>.\{0,120\}' <<<"$details")"
 fi
 
-# kernels too short to be sampled (10 trips, a period of 1 s): one line each, the rest recorded
+# kernels too short to be sampled (10 trips, a period of 1 s): one line each that
+# got no sample, the rest recorded. On a busy machine the one sample a second can
+# land in a kernel: at most one kernel then has lines, and no "no PC samples" line
 "$HT" record -q --pc-sampling=1s -o s -- "$PCS" 10 >/dev/null 2>err.txt || fail "record at 1s: $(cat err.txt)"
 "$HT" report s >s.txt || fail "report failed"
-for k in hot_a hot_b tiny; do
-	assert_eq "$(grep -c "kernel '$k': no PC samples: its 1 launch(es) ran .* too short for a sampling period of 1000.000 ms" s.txt)" 1 "the line of unsampled kernel $k"
-done
 "$HT" report --format json s >s.json || fail "report json failed"
-json_check s.json 'if d["kernel_source_lines"] != []: fail("lines from an unsampled run")'
+sampled=$(/usr/bin/python3 -c 'import json, sys
+print(" ".join(sorted({x["kernel"] for x in json.load(open(sys.argv[1]))["kernel_source_lines"]})))' s.json)
+[ "$(wc -w <<<"$sampled")" -le 1 ] || fail "kernels sampled at 1s over 10 trips: $sampled"
+for k in hot_a hot_b tiny; do
+	want=1
+	[[ " $sampled " == *" $k "* ]] && want=0
+	assert_eq "$(grep -c "kernel '$k': no PC samples: its 1 launch(es) ran .* too short for a sampling period of 1000.000 ms" s.txt)" $want "the line of kernel $k (sampled: '$sampled')"
+done
 json_check s.json 'if not any(k["name"] == "tiny" for k in d["kernels"]): fail("the kernels are recorded")'
 
 # --force replaces a trace with its PoCL cache; a link in that cache is not PoCL's: refused
