@@ -570,10 +570,12 @@ static void builtin_call(struct rw *w, CXCursor c, const char *name)
 		int store = !strncmp(name, "vstore", 6), n;
 		const char *digits = name + 5 + store;
 		char *end;
-		CXCursor off, p;
+		CXCursor p;
 		CXType t;
 		int site;
-		unsigned int ps, pe;
+		unsigned int as[3], ae[3];
+		long key;
+		char call[96];
 
 		if (strncmp(name, "vload", 5) && !store)
 			return;
@@ -581,18 +583,32 @@ static void builtin_call(struct rw *w, CXCursor c, const char *name)
 		if (*end || !(n == 2 || n == 3 || n == 4 || n == 8 || n == 16) ||
 		    nargs != 2 + store)
 			return; /* the half forms and others: not traced */
-		off = clang_Cursor_getArgument(c, (unsigned int)store);
 		p = clang_Cursor_getArgument(c, (unsigned int)(1 + store));
 		t = clang_getCanonicalType(clang_getCursorType(strip(p)));
 		if (!pointee_global(t))
 			return;
-		/* the pointer is spelled twice: only when it is a plain name */
-		if (!own || clang_getCursorKind(strip(p)) != CXCursor_DeclRefExpr ||
-		    extent(w, off, &s, &e) || extent(w, p, &ps, &pe)) {
+		/*
+		 * Each argument is bound once, in the order written, and the call
+		 * made on the bindings:
+		 *   vstore4(d, o, &q[i])  becomes
+		 *   ({ __auto_type ht_aK_0 = (d); __auto_type ht_aK_1 = (o);
+		 *      __auto_type ht_aK_2 = (&q[i]); ht_mt_vo(ht_mt, ht_aK_1, ht_aK_2, ...);
+		 *      vstore4(ht_aK_0, ht_aK_1, ht_aK_2); })
+		 * The arguments' text stays where it is (what is instrumented inside
+		 * them too); only the call's name, commas and closing parenthesis go.
+		 */
+		if (!own) {
 			w->out->skipped++;
 			return;
 		}
-		if (!first_wrap(w, s, e))
+		for (int a = 0; a < nargs; a++)
+			if (extent(w, clang_Cursor_getArgument(c, (unsigned int)a), &as[a],
+				   &ae[a]) ||
+			    as[a] < (a ? ae[a - 1] : cs + 1) || ae[a] >= ce) {
+				w->out->skipped++;
+				return;
+			}
+		if (!first_wrap(w, cs, ce))
 			return;
 		site = new_site(w, c, clang_getPointeeType(t), store ? HT_MEM_STORE : HT_MEM_LOAD,
 				pointer_arg(w, p));
@@ -605,10 +621,19 @@ static void builtin_call(struct rw *w, CXCursor c, const char *name)
 
 			w->out->sites[site].size = (uint8_t)(sz > 255 ? 255 : sz);
 		}
-		add_ins(w, s, 0, 2, -(long)(e - s), "ht_mt_vo(ht_mt, (");
-		add_ins(w, e, 0, 0, (long)(e - s), "), %.*s, sizeof(*(%.*s)), %d, %du, %d)",
-			(int)(pe - ps), w->src + ps, (int)(pe - ps), w->src + ps, n, site,
-			store ? HT_MEM_STORE : HT_MEM_LOAD);
+		key = (long)(ce - cs);
+		add_ins(w, cs, as[0] - cs, 2, -key, "({ __auto_type ht_a%d_0 = (", site);
+		for (int a = 1; a < nargs; a++)
+			add_ins(w, ae[a - 1], as[a] - ae[a - 1], 0, key,
+				"); __auto_type ht_a%d_%d = (", site, a);
+		snprintf(call, sizeof call,
+			 store ? "%s(ht_a%d_0, ht_a%d_1, ht_a%d_2)" : "%s(ht_a%d_0, ht_a%d_1)",
+			 name, site, site, site);
+		add_ins(w, ae[nargs - 1], ce - ae[nargs - 1], 0, key,
+			"); ht_mt_vo(ht_mt, ht_a%d_%d, ht_a%d_%d, sizeof(*ht_a%d_%d), %d, %du, "
+			"%d); %s; })",
+			site, store, site, store + 1, site, store + 1, n, site,
+			store ? HT_MEM_STORE : HT_MEM_LOAD, call);
 	}
 }
 

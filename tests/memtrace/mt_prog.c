@@ -400,6 +400,51 @@ static void fallback(size_t n)
 	free(in);
 }
 
+/*
+ * vloadn/vstoren: a pointer that is an expression (&in[4 * i]), a plain
+ * one, and an offset that is itself a global load (idx[i]): each argument
+ * evaluated once, n elements recorded as one access.
+ */
+static void vectors(size_t n)
+{
+	static const char src[] =
+	    "__kernel void vec(__global const float *in, __global float *out,\n"
+	    "\t\t  __global const int *idx)\n"
+	    "{\n"
+	    "\tint i = get_global_id(0);\n"
+	    "\tfloat4 v = vload4(0, &in[4 * i]);\n"
+	    "\tfloat4 w = vload4(i, in);\n"
+	    "\tvstore4(v + w, idx[i], out);\n"
+	    "}\n";
+	float *in = malloc(4 * n * sizeof *in);
+	int *idx = malloc(n * sizeof *idx);
+	double sum = 0;
+	cl_mem bin, bout, bidx;
+
+	if (!in || !idx)
+		die("malloc", CL_OUT_OF_HOST_MEMORY);
+	clReleaseProgram(prog);
+	prog = build(src, "");
+	for (size_t i = 0; i < 4 * n; i++)
+		in[i] = (float)(i % 7);
+	for (size_t i = 0; i < n; i++)
+		idx[i] = (int)i;
+	bin = buffer(4 * n * sizeof *in, in);
+	bout = buffer(4 * n * sizeof *in, NULL);
+	bidx = buffer(n * sizeof *idx, idx);
+	run("vec", n, 3, (cl_mem[]){bin, bout, bidx});
+	clEnqueueReadBuffer(q, bout, CL_TRUE, 0, 4 * n * sizeof *in, in, 0, NULL, NULL);
+	for (size_t i = 0; i < 4 * n; i++)
+		sum += in[i];
+	printf("vec ran over %zu work-items: out[0..3] %.1f %.1f %.1f %.1f, sum %.1f\n", n, in[0],
+	       in[1], in[2], in[3], sum);
+	clReleaseMemObject(bin);
+	clReleaseMemObject(bout);
+	clReleaseMemObject(bidx);
+	free(in);
+	free(idx);
+}
+
 static void pick(size_t n)
 {
 	float *in = malloc(n * sizeof *in);
@@ -531,6 +576,8 @@ int main(int argc, char **argv)
 		included(n);
 	else if (!strcmp(what, "fallback"))
 		fallback(n);
+	else if (!strcmp(what, "vectors"))
+		vectors(n);
 	else if (!strcmp(what, "queries"))
 		queries();
 	else {

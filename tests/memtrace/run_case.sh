@@ -209,6 +209,23 @@ fallback)
 	check fallback "eq((m[('fallback', 0)]['writes'], m[('fallback', 0)]['reads']), ($N, 0), 'the store, recorded')
 eq(('fallback', 1) in m, False, 'the load in PICK, left out')"
 	;;
+vectors)
+	# vload4/vstore4 with a pointer expression, a plain pointer and an offset loaded
+	# from memory: 16 bytes an access, each argument evaluated once
+	REC="--memory-access --mode block" same vectors "$prog" vectors $N
+	grep -q "vec ran over $N work-items: out\[0..3\] 0.0 2.0 4.0 6.0" "$work/vectors.out" ||
+		fail "results: $(cat "$work/vectors.out")"
+	report_json vectors
+	check vectors "
+N = $N
+eq((m[('vec', 0)]['reads'], m[('vec', 0)]['bytes_read'], m[('vec', 0)]['writes']), (2 * N, 32 * N, 0), 'argument 0: two vload4 a work-item')
+eq((m[('vec', 1)]['writes'], m[('vec', 1)]['bytes_written'], m[('vec', 1)]['reads']), (N, 16 * N, 0), 'argument 1: one vstore4 a work-item')
+eq(m[('vec', 1)]['strides'], {'16': N - N // 32}, 'vstore4 strides')
+eq((m[('vec', 2)]['reads'], m[('vec', 2)]['bytes_read']), (N, 4 * N), 'argument 2: the offsets, loaded')
+eq(sum(x['out_of_bounds'] for x in r['memory_access']), 0, 'out of bounds')
+"
+	if grep -q "not recorded" "$work/vectors.err"; then fail "accesses left out: $(cat "$work/vectors.err")"; fi
+	;;
 tiny_block | tiny_discard)
 	# ~270k records through a 512 KiB channel (4 bins of ~2000 records): ~130 drains
 	n=8192 trip=64
