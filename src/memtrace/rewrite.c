@@ -646,7 +646,7 @@ static void program_call(struct rw *w, CXCursor c)
 		CXString n = clang_getCursorSpelling(c);
 
 		/* the callee gains a parameter: a call we cannot extend would not build */
-		w->in_macro = 1;
+		w->hidden = 1;
 		snprintf(w->out->error, sizeof w->out->error,
 			 "cannot instrument the call of '%s' in '%s': it is spelled inside a macro",
 			 clang_getCString(n), w->fn_name ? w->fn_name : "?");
@@ -704,7 +704,7 @@ static void walk(struct rw *w, CXCursor c)
 		if (pf && !pf->kernel)
 			program_call(w, c);
 		else if (!pf && !w->expanded && in_own_header(w, f))
-			w->in_macro = 1; /* so is a helper of an #include'd file */
+			w->hidden = 1; /* so is a helper of an #include'd file */
 		if (!pf && !clang_Cursor_isNull(f))
 			builtin_call(w, c, clang_getCString(n));
 		clang_disposeString(n);

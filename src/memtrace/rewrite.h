@@ -77,16 +77,6 @@ struct ht_mt_front {
 int ht_mt_rewrite_source(const char *src, size_t len, const struct ht_mt_front *fe,
 			 const struct ht_mt_cl_params *p, struct ht_mt_rewrite *out);
 
-/*
- * clang -E of src with the front end's arguments (args, n), run as the
- * rewriter parses: the text the rewriter instruments when macros hide
- * accesses. What the system headers (clang's OpenCL C headers) declare is
- * taken out again, as the device compiler adds its own; line markers become
- * #line directives naming `name` for the program's own lines. Return: 0
- * with *out (malloc'd, NUL-terminated), -ENOENT (no clang), or -errno.
- */
-int ht_mt_expand_macros(const char *src, size_t len, const char *const *args, int n,
-			const char *name, char **out, size_t *outlen);
 void ht_mt_rewrite_release(struct ht_mt_rewrite *r);
 /* The index of file `name` in r->files, added if new (file 0, "", first). Return: it, or -1. */
 int ht_mt_rewrite_file(struct ht_mt_rewrite *r, const char *name);

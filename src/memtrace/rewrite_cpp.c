@@ -1,5 +1,5 @@
 /*
- * Macro expansion for the rewriter (rewrite.h: ht_mt_expand_macros). An
+ * Macro expansion for the rewriter (rewrite_int.h: ht_mt_expand_macros). An
  * access spelled in a macro's body (clpeak's FETCH_2 loads) or in an
  * #include'd file (hashcat's COMPARE_M, its inc_*.cl helpers) has no text
  * of its own in the program's source, so the rewriter cannot wrap it where
@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "memtrace/rewrite.h"
+#include "memtrace/rewrite_int.h"
 #include "memtrace/spawn.h"
 
 #ifndef HT_CLANG_BIN

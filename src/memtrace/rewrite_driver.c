@@ -248,7 +248,7 @@ int ht_mt_rewrite_source(const char *src, size_t len, const struct ht_mt_front *
 			argv[8] = "-w";
 	argc += n;
 	rc = pass(&w, argv, argc, p);
-	if (fe->expand && (w.in_macro || (!rc && out->skipped))) {
+	if (fe->expand && (w.hidden || (!rc && out->skipped))) {
 		expand(&w, argv, argc, fe->device, p, out);
 		if (out->expanded)
 			rc = 0;

@@ -1,6 +1,7 @@
 /*
- * The rewriter's state (rewrite.c walks the functions of a parsed program,
- * rewrite_driver.c parses, emits and expands): private to the two.
+ * The rewriter's inside, private to its three files: its state (rewrite.c
+ * walks the functions of a parsed program, rewrite_driver.c parses, emits
+ * and expands) and the preprocessor run that expands (rewrite_cpp.c).
  */
 #ifndef HT_MEMTRACE_REWRITE_INT_H
 #define HT_MEMTRACE_REWRITE_INT_H
@@ -51,7 +52,7 @@ struct rw {
 	struct ht_mt_rewrite *out;
 	const char *name; /* the program's file name (#line directives of expanded text name it) */
 	int expanded;	  /* src is the program with its macros expanded */
-	int in_macro;	  /* a macro or an #include hides an access or call: expand */
+	int hidden;	  /* a macro or an #include hides an access or call: expand */
 	/* the function being walked */
 	int in_kernel;
 	const char *fn_name;
@@ -64,9 +65,20 @@ struct rw {
 
 /*
  * Finds w's functions, then instruments each: insertions into w->ins, sites
- * and kernels into w->out (w->err set on a failure, w->in_macro when a
+ * and kernels into w->out (w->err set on a failure, w->hidden when a
  * macro or an #include hides something).
  */
 void ht_mt_rw_functions(struct rw *w);
+
+/*
+ * clang -E of src with the front end's arguments (args, n), run as the
+ * rewriter parses: the text the rewriter instruments when macros hide
+ * accesses. What the system headers (clang's OpenCL C headers) declare is
+ * taken out again, as the device compiler adds its own; line markers become
+ * #line directives naming `name` for the program's own lines. Return: 0
+ * with *out (malloc'd, NUL-terminated), -ENOENT (no clang), or -errno.
+ */
+int ht_mt_expand_macros(const char *src, size_t len, const char *const *args, int n,
+			const char *name, char **out, size_t *outlen);
 
 #endif

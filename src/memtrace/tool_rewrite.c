@@ -68,15 +68,17 @@ static int by_hand(const char *path, const char *options, const char *device)
 		return 1;
 	}
 	fwrite(r.source, 1, r.len, stdout);
-	for (size_t i = 0; i < r.nsites; i++)
-		fprintf(
-		    stderr, "site %u: %s:%u:%u in %s, %s of %u bytes, argument %d\n", r.sites[i].id,
-		    ht_mt_site_file(&r, &r.sites[i])[0] ? ht_mt_site_file(&r, &r.sites[i]) : path,
-		    r.sites[i].line, r.sites[i].col, r.sites[i].fn,
-		    r.sites[i].kind == 0   ? "load"
-		    : r.sites[i].kind == 1 ? "store"
-					   : "atomic",
-		    r.sites[i].size, r.sites[i].arg);
+	for (size_t i = 0; i < r.nsites; i++) {
+		const struct ht_mt_site *s = &r.sites[i];
+		const char *file = ht_mt_site_file(&r, s);
+
+		fprintf(stderr, "site %u: %s:%u:%u in %s, %s of %u bytes, argument %d\n", s->id,
+			file[0] ? file : path, s->line, s->col, s->fn,
+			s->kind == 0   ? "load"
+			: s->kind == 1 ? "store"
+				       : "atomic",
+			s->size, s->arg);
+	}
 	if (r.expanded)
 		fprintf(stderr, "macros and #include'd files expanded: they hide accesses\n");
 	if (r.skipped)
